@@ -1,0 +1,134 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+
+/// A service is a library with all of its logic (what its tests import), a thin executable,
+/// and a test target.
+func service(
+    _ name: String,
+    folder: String,
+    executable: String,
+    dependencies: [Target.Dependency] = []
+) -> [Target] {
+    [
+        .target(
+            name: name,
+            dependencies: ["LayerModels", "LayerServer", hummingbird, postgres, logging, httpTypes] + dependencies,
+            path: "Services/\(folder)/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: executable,
+            dependencies: [.byName(name: name), "LayerServer"],
+            path: "Services/\(folder)/Main",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "\(folder)Tests",
+            dependencies: [.byName(name: name), "LayerTesting"],
+            path: "Tests/\(folder)Tests",
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
+
+let package = Package(
+    name: "layerline",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "layer", targets: ["layer"]),
+        .executable(name: "layer-auth", targets: ["layer-auth"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        .target(
+            name: "LayerModels",
+            path: "Shared/Models",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LayerServer",
+            dependencies: [
+                "LayerModels", hummingbird, postgres, logging, httpTypes,
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Shared/Server",
+            swiftSettings: swiftSettings
+        ),
+    ]
+        + service(
+            "LayerAuth", folder: "Auth", executable: "layer-auth",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        )
+        + [
+            .executableTarget(
+                name: "layer",
+                dependencies: [
+                    "LayerServer", "LayerAuth",
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                    .product(name: "_CryptoExtras", package: "swift-crypto"),
+                ],
+                path: "Services/Layer",
+                swiftSettings: swiftSettings
+            ),
+            .target(
+                name: "LayerTesting",
+                dependencies: [
+                    "LayerServer", "LayerModels",
+                    .product(name: "HummingbirdTesting", package: "hummingbird"),
+                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                    .product(name: "_CryptoExtras", package: "swift-crypto"),
+                ],
+                path: "Tests/Support",
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "SharedTests",
+                dependencies: ["LayerServer", "LayerModels", "LayerTesting"],
+                path: "Tests/SharedTests",
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "EndToEndTests",
+                dependencies: ["LayerTesting", "LayerAuth", "LayerServer"],
+                path: "Tests/EndToEndTests",
+                swiftSettings: swiftSettings
+            ),
+        ]
+)

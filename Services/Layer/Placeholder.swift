@@ -1,0 +1,1 @@
+@main struct L { static func main() {} }

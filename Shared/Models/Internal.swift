@@ -1,0 +1,122 @@
+import Foundation
+
+/// Request and response types of the internal HTTP API between services (`/internal/v1/…`).
+public enum InternalAPI {
+    public static let introspectPath = "/internal/v1/introspect"
+    public static let sessionsPath = "/internal/v1/sessions"
+
+    /// `POST /internal/v1/introspect`: is this session token active, and for whom?
+    public struct IntrospectRequest: Codable, Sendable {
+        public var token: String
+        public init(token: String) { self.token = token }
+    }
+
+    /// The answer, in the manner of RFC 7662.
+    public struct IntrospectResponse: Codable, Sendable, Equatable {
+        public var active: Bool
+        public var userID: String?
+        public var appID: String?
+        public var identity: Identity?
+        public var expiresAt: Date?
+        /// The certificate the session is bound to, if any (RFC 8705 `x5t#S256`).
+        public var cnf: Confirmation?
+        /// Why an inactive token is inactive: `unknown`, `expired`, `challenged`, `revoked`,
+        /// `suspended`, `certificate_revoked`.
+        public var reason: String?
+
+        public init(
+            active: Bool, userID: String? = nil, appID: String? = nil, identity: Identity? = nil,
+            expiresAt: Date? = nil, cnf: Confirmation? = nil, reason: String? = nil
+        ) {
+            self.active = active
+            self.userID = userID
+            self.appID = appID
+            self.identity = identity
+            self.expiresAt = expiresAt
+            self.cnf = cnf
+            self.reason = reason
+        }
+
+        public static func inactive(_ reason: String) -> Self { .init(active: false, reason: reason) }
+
+        enum CodingKeys: String, CodingKey {
+            case active, identity, cnf, reason
+            case userID = "user_id"
+            case appID = "app_id"
+            case expiresAt = "expires_at"
+        }
+    }
+
+    public struct Confirmation: Codable, Sendable, Equatable {
+        public var x5tS256: String
+        public init(x5tS256: String) { self.x5tS256 = x5tS256 }
+        enum CodingKeys: String, CodingKey { case x5tS256 = "x5t#S256" }
+    }
+
+    /// The identity fields that the auth service learns from identity-token claims.
+    public struct Identity: Codable, Sendable, Equatable {
+        public var userID: String
+        public var displayName: String?
+        public var avatarURL: String?
+        public var firstName: String?
+        public var lastName: String?
+
+        public init(
+            userID: String, displayName: String? = nil, avatarURL: String? = nil,
+            firstName: String? = nil, lastName: String? = nil
+        ) {
+            self.userID = userID
+            self.displayName = displayName
+            self.avatarURL = avatarURL
+            self.firstName = firstName
+            self.lastName = lastName
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case userID = "user_id"
+            case displayName = "display_name"
+            case avatarURL = "avatar_url"
+            case firstName = "first_name"
+            case lastName = "last_name"
+        }
+    }
+
+    /// `POST /internal/v1/sessions`: trade an identity token for a session on behalf of a client
+    /// that sent `Authorization: Layer identity-token="…"` to any service.
+    public struct CreateSessionRequest: Codable, Sendable {
+        public var identityToken: String
+        public var certificateThumbprint: String?
+        public init(identityToken: String, certificateThumbprint: String?) {
+            self.identityToken = identityToken
+            self.certificateThumbprint = certificateThumbprint
+        }
+        enum CodingKeys: String, CodingKey {
+            case identityToken = "identity_token"
+            case certificateThumbprint = "certificate_thumbprint"
+        }
+    }
+
+    public struct CreateSessionResponse: Codable, Sendable {
+        public var sessionToken: String
+        public var ttlSeconds: Int
+        public var session: IntrospectResponse
+        public init(sessionToken: String, ttlSeconds: Int, session: IntrospectResponse) {
+            self.sessionToken = sessionToken
+            self.ttlSeconds = ttlSeconds
+            self.session = session
+        }
+        enum CodingKeys: String, CodingKey {
+            case session
+            case sessionToken = "session_token"
+            case ttlSeconds = "ttl_seconds"
+        }
+    }
+
+    /// `POST /internal/v1/nonces`: a fresh nonce for a 401 challenge raised by another service.
+    public static let noncesPath = "/internal/v1/nonces"
+
+    public struct NonceResponse: Codable, Sendable {
+        public var nonce: String
+        public init(nonce: String) { self.nonce = nonce }
+    }
+}

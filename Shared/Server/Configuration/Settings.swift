@@ -1,0 +1,128 @@
+import Foundation
+
+/// Reads typed settings from the environment, collecting every problem so that a service that
+/// cannot start says at once everything that is missing or wrong.
+public struct SettingsReader {
+    public let environment: [String: String]
+    public var problems: [String] = []
+
+    public init(_ environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    public func optional(_ name: String) -> String? {
+        guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        return value
+    }
+
+    public mutating func required(_ name: String, _ purpose: String) -> String {
+        if let value = optional(name) { return value }
+        problems.append("\(name) is not set (\(purpose))")
+        return ""
+    }
+
+    public mutating func integer(_ name: String, default value: Int, in range: ClosedRange<Int>) -> Int {
+        guard let text = optional(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            problems.append("\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
+            return value
+        }
+        return number
+    }
+
+    public mutating func double(_ name: String, default value: Double) -> Double {
+        guard let text = optional(name) else { return value }
+        guard let number = Double(text), number > 0 else {
+            problems.append("\(name) must be a positive number, not '\(text)'")
+            return value
+        }
+        return number
+    }
+
+    public func list(_ name: String) -> [String] {
+        optional(name)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+    }
+
+    /// Throws when anything required was missing or malformed.
+    public func validate(_ service: String) throws {
+        if !problems.isEmpty { throw SettingsError(service: service, problems: problems) }
+    }
+}
+
+public struct SettingsError: Error, CustomStringConvertible {
+    public let service: String
+    public let problems: [String]
+    public var description: String {
+        "\(service) cannot start:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}
+
+/// Settings every service shares.
+public struct ServerSettings: Sendable {
+    public var host: String
+    public var port: Int
+    public var database: DatabaseSettings?
+    /// The token services present to each other on `/internal/v1/…`.
+    public var internalToken: String
+    /// Where the auth service is, for the session middleware of the other services.
+    public var authURL: String
+    public var realm: String
+    public var introspectionCacheTTL: Duration
+    /// Addresses of edge proxies whose `X-Client-Certificate` header is believed.
+    public var trustedProxies: Set<String>
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    public var publicBaseURL: String?
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, database: DatabaseSettings? = nil,
+        internalToken: String, authURL: String = "http://127.0.0.1:8081", realm: String = "layerline",
+        introspectionCacheTTL: Duration = .seconds(5), trustedProxies: Set<String> = [],
+        tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil, publicBaseURL: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.database = database
+        self.internalToken = internalToken
+        self.authURL = authURL
+        self.realm = realm
+        self.introspectionCacheTTL = introspectionCacheTTL
+        self.trustedProxies = trustedProxies
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsKeyPath = tlsKeyPath
+        self.publicBaseURL = publicBaseURL
+    }
+
+    /// Reads `LAYER_*` variables. `defaultPort` is the service's own port when run alone.
+    public static func read(_ reader: inout SettingsReader, defaultPort: Int, requireDatabase: Bool) -> ServerSettings {
+        var database: DatabaseSettings?
+        let maxConnections = reader.integer("LAYER_DATABASE_MAX_CONNECTIONS", default: 20, in: 1...500)
+        if let url = reader.optional("LAYER_DATABASE_URL") {
+            database = DatabaseSettings(url: url, maxConnections: maxConnections)
+            if database == nil { reader.problems.append("LAYER_DATABASE_URL is not a postgres:// URL") }
+        } else if requireDatabase {
+            _ = reader.required("LAYER_DATABASE_URL", "the PostgreSQL URL, postgres://user:password@host:5432/db")
+        }
+        let internalToken =
+            requireDatabase
+            ? reader.required("LAYER_INTERNAL_TOKEN", "the shared secret of the internal API")
+            : reader.optional("LAYER_INTERNAL_TOKEN") ?? ""
+        let tlsCertificate = reader.optional("LAYER_TLS_CERTIFICATE")
+        let tlsKey = reader.optional("LAYER_TLS_KEY")
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            reader.problems.append("LAYER_TLS_CERTIFICATE and LAYER_TLS_KEY must be set together")
+        }
+        return ServerSettings(
+            host: reader.optional("LAYER_HOST") ?? "0.0.0.0",
+            port: reader.integer("LAYER_PORT", default: defaultPort, in: 0...65535),
+            database: database,
+            internalToken: internalToken,
+            authURL: reader.optional("LAYER_AUTH_URL") ?? "http://127.0.0.1:8081",
+            realm: reader.optional("LAYER_REALM") ?? "layerline",
+            introspectionCacheTTL: .milliseconds(
+                reader.integer("LAYER_INTROSPECTION_CACHE_MS", default: 5000, in: 0...300_000)),
+            trustedProxies: Set(reader.list("LAYER_TRUSTED_PROXIES")),
+            tlsCertificatePath: tlsCertificate, tlsKeyPath: tlsKey,
+            publicBaseURL: reader.optional("LAYER_PUBLIC_URL"))
+    }
+}

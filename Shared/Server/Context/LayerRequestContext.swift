@@ -1,0 +1,55 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LayerModels
+import Logging
+import NIOCore
+import NIOSSL
+
+/// The request context of every service: the connection it came from and, once the session
+/// middleware has run, who is calling.
+public struct LayerRequestContext: RequestContext, Sendable {
+    public var coreContext: CoreRequestContextStorage
+    public let channel: any Channel
+    /// Set by ``SessionAuthenticator`` on routes that need a session.
+    public var session: AuthenticatedSession?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.channel = source.channel
+    }
+
+    public var requestDecoder: LayerJSONDecoder { LayerJSONDecoder() }
+    public var responseEncoder: LayerJSONEncoder { LayerJSONEncoder() }
+    /// Routes collect their bodies with their own limits; this is the ceiling for all of them.
+    public var maxUploadSize: Int { 64 * 1024 * 1024 }
+
+    /// The session of an authenticated route; a route behind ``SessionAuthenticator`` always has one.
+    public func requireSession() throws -> AuthenticatedSession {
+        guard let session else { throw APIError(.authenticationRequired, "A session is required.") }
+        return session
+    }
+
+    /// The peer's IP address, for rate limits and the trusted-proxy check.
+    public var remoteIP: String? { channel.remoteAddress?.ipAddress }
+}
+
+/// Who made an authenticated request.
+public struct AuthenticatedSession: Sendable, Equatable {
+    public var userID: String
+    public var appID: UUID
+    public var identity: InternalAPI.Identity?
+    public var expiresAt: Date?
+    public var certificateThumbprint: String?
+
+    public init(
+        userID: String, appID: UUID, identity: InternalAPI.Identity? = nil, expiresAt: Date? = nil,
+        certificateThumbprint: String? = nil
+    ) {
+        self.userID = userID
+        self.appID = appID
+        self.identity = identity
+        self.expiresAt = expiresAt
+        self.certificateThumbprint = certificateThumbprint
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// How to reach PostgreSQL, parsed from a `postgres://user:password@host:port/database` URL.
+public struct DatabaseSettings: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+    public var requireTLS: Bool
+    public var maxConnections: Int
+
+    public init(
+        host: String, port: Int, username: String, password: String?, database: String,
+        requireTLS: Bool = false, maxConnections: Int = 20
+    ) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.requireTLS = requireTLS
+        self.maxConnections = maxConnections
+    }
+
+    public init?(url: String, maxConnections: Int = 20) {
+        guard let components = URLComponents(string: url),
+            ["postgres", "postgresql"].contains(components.scheme ?? ""),
+            let host = components.host, !host.isEmpty
+        else { return nil }
+        let database = String(components.path.drop { $0 == "/" })
+        let sslmode = components.queryItems?.first { $0.name == "sslmode" }?.value
+        self.init(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password?.removingPercentEncoding,
+            database: database.isEmpty ? (components.user ?? "postgres") : database,
+            requireTLS: ["require", "verify-ca", "verify-full"].contains(sslmode ?? ""),
+            maxConnections: maxConnections)
+    }
+
+    public var url: String {
+        let credentials = password.map { "\(username):\($0)" } ?? username
+        return "postgres://\(credentials)@\(host):\(port)/\(database)"
+    }
+
+    public func makeClient(logger: Logger) -> PostgresClient {
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database,
+            tls: requireTLS ? .require(.makeClientConfiguration()) : .disable)
+        configuration.options.maximumConnections = maxConnections
+        configuration.options.minimumConnections = 0
+        return PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+}
+
+extension PostgresClient {
+    /// Runs `body` in one transaction. Errors thrown by `body` come out as they were thrown, not
+    /// wrapped, so an ``APIError`` raised inside still reaches the client.
+    public func transaction<Result: Sendable>(
+        logger: Logger, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw closureError }
+            throw error
+        }
+    }
+}
+
+extension PSQLError {
+    /// The SQLSTATE of a server error, such as `23505` for a unique violation.
+    public var sqlState: String? { serverInfo?[.sqlState] }
+    public var isUniqueViolation: Bool { sqlState == "23505" }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import Logging
+
+/// A private PostgreSQL cluster started from the machine's own PostgreSQL binaries: what
+/// `layer dev` and the test suite run on when no database URL is configured.
+///
+/// The cluster lives in `<directory>/postgres`, listens on a free loopback port with a generated
+/// password, keeps its data across restarts and is stopped cleanly by ``stop()``. PostgreSQL
+/// refuses to run as root, so as root the server runs as the unprivileged `nobody` user.
+public final class EmbeddedPostgres: Sendable {
+    public enum Failure: Error, CustomStringConvertible {
+        case binariesNotFound
+        case commandFailed(String, Int32, String)
+
+        public var description: String {
+            switch self {
+            case .binariesNotFound:
+                "PostgreSQL's initdb and pg_ctl were not found; install PostgreSQL (e.g. apt-get install postgresql) or set LAYER_DATABASE_URL."
+            case .commandFailed(let command, let status, let output):
+                "\(command) failed with status \(status): \(output)"
+            }
+        }
+    }
+
+    public let directory: URL
+    public let settings: DatabaseSettings
+    let binDirectory: URL
+    let logger: Logger
+
+    var dataDirectory: URL { directory.appendingPathComponent("postgres") }
+
+    private init(directory: URL, settings: DatabaseSettings, binDirectory: URL, logger: Logger) {
+        self.directory = directory
+        self.settings = settings
+        self.binDirectory = binDirectory
+        self.logger = logger
+    }
+
+    /// Creates the cluster if needed and starts it (or joins it if it is already running).
+    public static func start(directory: URL, logger: Logger) throws -> EmbeddedPostgres {
+        guard let bin = findBinaries() else { throw Failure.binariesNotFound }
+        let fileManager = FileManager.default
+        try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        try fileManager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let data = directory.appendingPathComponent("postgres")
+        let passwordFile = directory.appendingPathComponent("postgres.password")
+
+        if !fileManager.fileExists(atPath: data.appendingPathComponent("PG_VERSION").path) {
+            logger.info("Creating a private PostgreSQL cluster", metadata: ["path": "\(data.path)"])
+            try? fileManager.removeItem(at: data)
+            try fileManager.createDirectory(at: data, withIntermediateDirectories: true)
+            let password = randomPassword()
+            try Data(password.utf8).write(to: passwordFile)
+            try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile.path)
+            // initdb reads the password from a file its own user can read; it is removed at once.
+            let initPasswordFile = data.appendingPathComponent("initdb.password")
+            try Data(password.utf8).write(to: initPasswordFile)
+            try ownForServer(data)
+            defer { try? fileManager.removeItem(at: initPasswordFile) }
+            try run(
+                bin.appendingPathComponent("initdb"),
+                ["-D", data.path, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(initPasswordFile.path)",
+                 "--encoding=UTF8", "--locale=C"])
+        }
+        let password = try String(contentsOf: passwordFile, encoding: .utf8)
+
+        let port: Int
+        if let running = runningPort(data) {
+            port = running
+        } else {
+            port = try freePort()
+            try ownForServer(data)
+            try run(
+                bin.appendingPathComponent("pg_ctl"),
+                ["-D", data.path, "-l", data.appendingPathComponent("server.log").path, "-w", "-t", "60",
+                 "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=on",
+                 "start"])
+        }
+        let settings = DatabaseSettings(
+            host: "127.0.0.1", port: port, username: "postgres", password: password, database: "postgres")
+        logger.info("PostgreSQL is running", metadata: ["port": "\(port)"])
+        return EmbeddedPostgres(directory: directory, settings: settings, binDirectory: bin, logger: logger)
+    }
+
+    /// Stops the server with a fast, clean shutdown (data is kept).
+    public func stop() {
+        do {
+            try Self.run(binDirectory.appendingPathComponent("pg_ctl"), ["-D", dataDirectory.path, "-m", "fast", "-w", "stop"])
+            logger.info("PostgreSQL stopped")
+        } catch {
+            logger.error("Stopping PostgreSQL failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Stops the server and deletes the cluster once the process `pid` has exited: for the test
+    /// suite, which has no hook that runs after its last test.
+    public func stopAndRemoveAfterExit(of pid: Int32) throws {
+        let script = """
+            while kill -0 \(pid) 2>/dev/null; do sleep 0.5; done
+            '\(binDirectory.appendingPathComponent("pg_ctl").path)' -D '\(dataDirectory.path)' -m immediate -w stop >/dev/null 2>&1 || \
+              runuser -u nobody -- '\(binDirectory.appendingPathComponent("pg_ctl").path)' -D '\(dataDirectory.path)' -m immediate -w stop >/dev/null 2>&1
+            rm -rf '\(directory.path)'
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["sh", "-c", script]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    // MARK: - Helpers
+
+    static func findBinaries() -> URL? {
+        var candidates: [String] = []
+        if let env = ProcessInfo.processInfo.environment["LAYER_POSTGRES_BIN"] { candidates.append(env) }
+        if let output = try? capture("/bin/sh", ["-c", "pg_config --bindir 2>/dev/null"]) {
+            candidates.append(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        candidates += versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "/usr/lib/postgresql/\($0)/bin" }
+        return candidates.map { URL(fileURLWithPath: $0) }.first {
+            FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("pg_ctl").path)
+        }
+    }
+
+    static var isRoot: Bool { geteuid() == 0 }
+
+    /// As root, hands the data directory to `nobody`, the user the server runs as.
+    static func ownForServer(_ url: URL) throws {
+        guard isRoot else { return }
+        try capture("/bin/chown", ["-R", "nobody:nogroup", url.path])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+    }
+
+    static func run(_ executable: URL, _ arguments: [String]) throws {
+        if isRoot {
+            try capture("/usr/sbin/runuser", ["-u", "nobody", "--", executable.path] + arguments)
+        } else {
+            try capture(executable.path, arguments)
+        }
+    }
+
+    @discardableResult
+    static func capture(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LC_ALL"] = "C"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw Failure.commandFailed(([executable] + arguments).joined(separator: " "), process.terminationStatus, text)
+        }
+        return text
+    }
+
+    /// The port of a server already running on this data directory, if any.
+    static func runningPort(_ data: URL) -> Int? {
+        guard let pidFile = try? String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)
+        else { return nil }
+        let lines = pidFile.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count > 3, let pid = Int32(lines[0]), kill(pid, 0) == 0 else { return nil }
+        return Int(lines[3])
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw Failure.commandFailed("bind", errno, "could not find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func randomPassword() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return String((0..<32).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+}

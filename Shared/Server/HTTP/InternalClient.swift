@@ -1,0 +1,78 @@
+import AsyncHTTPClient
+import Foundation
+import LayerModels
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// JSON over HTTP to another service's `/internal/v1/…` routes: authenticated with the internal
+/// token, bounded by a deadline, carrying the request id, and retrying idempotent calls with
+/// exponential backoff when the other side is unreachable or answers 502/503/504.
+public struct InternalClient: Sendable {
+    public let baseURL: String
+    let token: String
+    let http: HTTPClient
+    let timeout: Duration
+    let attempts: Int
+
+    public init(baseURL: String, token: String, http: HTTPClient, timeout: Duration = .seconds(5), attempts: Int = 3) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.token = token
+        self.http = http
+        self.timeout = timeout
+        self.attempts = attempts
+    }
+
+    public func post<Body: Encodable, Answer: Decodable>(
+        _ path: String, body: Body, as: Answer.Type, idempotent: Bool, logger: Logger
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: MediaType.json)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let requestID = logger[metadataKey: "request_id"] {
+            request.headers.add(name: LayerHeader.requestID, value: "\(requestID)")
+        }
+        request.body = .bytes(ByteBuffer(data: try LayerJSONEncoder.make().encode(body)))
+
+        var delay = Duration.milliseconds(50)
+        for attempt in 1...max(1, idempotent ? attempts : 1) {
+            do {
+                let response = try await http.execute(request, timeout: .init(timeout))
+                let bytes = try await response.body.collect(upTo: 4 * 1024 * 1024)
+                switch response.status.code {
+                case 200..<300:
+                    return try LayerJSONDecoder.make().decode(Answer.self, from: bytes)
+                case 502, 503, 504 where attempt < attempts && idempotent:
+                    break
+                default:
+                    if let error = try? LayerJSONDecoder.make().decode(ErrorBody.self, from: bytes),
+                        let id = ErrorID(rawValue: error.id), id.status < 500
+                    {
+                        throw APIError(id, error.message, data: error.data)
+                    }
+                    logger.error("Internal call failed", metadata: ["path": "\(path)", "status": "\(response.status.code)"])
+                    throw APIError(.serviceUnavailable, "A service this request depends on failed.")
+                }
+            } catch let error as APIError {
+                throw error
+            } catch {
+                logger.warning(
+                    "Internal call error", metadata: ["path": "\(path)", "attempt": "\(attempt)", "error": "\(error)"])
+                if !idempotent || attempt >= attempts {
+                    throw APIError(.serviceUnavailable, "A service this request depends on is unavailable.")
+                }
+            }
+            try await Task.sleep(for: delay)
+            delay *= 2
+        }
+        throw APIError(.serviceUnavailable, "A service this request depends on is unavailable.")
+    }
+
+    /// True when the other service answers its liveness probe.
+    public func isAlive() async -> Bool {
+        let request = HTTPClientRequest(url: baseURL + "/health/live")
+        guard let response = try? await http.execute(request, timeout: .seconds(2)) else { return false }
+        return response.status == .ok
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LayerModels
+import NIOCore
+import NIOFoundationCompat
+
+/// Timestamps on the wire: ISO-8601 UTC with fractional seconds.
+public enum LayerTimestamp {
+    public static func string(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    public static func date(_ text: String) -> Date? {
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
+    }
+}
+
+public struct LayerJSONEncoder: ResponseEncoder {
+    public init() {}
+
+    public static func make() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(LayerTimestamp.string(date))
+        }
+        return encoder
+    }
+
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        let buffer = try ByteBuffer.json(value)
+        return Response(
+            status: .ok,
+            headers: [.contentType: MediaType.json],
+            body: .init(byteBuffer: buffer)
+        )
+    }
+}
+
+public struct LayerJSONDecoder: RequestDecoder {
+    public init() {}
+
+    public static func make() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = LayerTimestamp.date(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO-8601 timestamp")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        var request = request
+        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        return try Self.make().decode(T.self, from: buffer)
+    }
+}
+
+extension Request {
+    /// Decodes a JSON body of at most `limit` bytes, turning every way it can be wrong into a
+    /// 4xx in the API's error shape that names the offending property.
+    public func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int = 64 * 1024) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await self.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.requestTooLarge, "The request body is larger than \(limit) bytes.")
+        }
+        guard buffer.readableBytes > 0 else {
+            throw APIError(.invalidRequest, "The request needs a JSON body.")
+        }
+        do {
+            return try LayerJSONDecoder.make().decode(T.self, from: buffer)
+        } catch let error as DecodingError {
+            throw APIError(decoding: error)
+        }
+    }
+}
+
+extension APIError {
+    /// Maps a `DecodingError` to `missing_property`, `invalid_property` or `invalid_request`.
+    public init(decoding error: DecodingError) {
+        func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+            (codingPath + (last.map { [$0] } ?? [])).map { key in
+                key.intValue.map { String($0) } ?? key.stringValue
+            }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let property = path(context.codingPath, key)
+            self.init(.missingProperty, "The property '\(property)' is required.", property: property)
+        case .valueNotFound(_, let context):
+            let property = path(context.codingPath)
+            self.init(.invalidProperty, "The property '\(property)' must not be null.", property: property)
+        case .typeMismatch(let type, let context):
+            let property = path(context.codingPath)
+            if property.isEmpty {
+                self.init(.invalidRequest, "The request body must be a JSON \(type == [Any].self ? "array" : "object").")
+            } else {
+                self.init(.invalidProperty, "The property '\(property)' has the wrong type.", property: property)
+            }
+        case .dataCorrupted(let context):
+            let property = path(context.codingPath)
+            if property.isEmpty {
+                self.init(.invalidRequest, "The request body is not valid JSON.")
+            } else {
+                self.init(
+                    .invalidProperty, "The property '\(property)' is invalid: \(context.debugDescription)",
+                    property: property)
+            }
+        @unknown default:
+            self.init(.invalidRequest, "The request body could not be read.")
+        }
+    }
+}
+
+extension ByteBuffer {
+    /// The JSON encoding of `value` in the suite's wire format.
+    static func json(_ value: some Encodable) throws -> ByteBuffer {
+        ByteBuffer(data: try LayerJSONEncoder.make().encode(value))
+    }
+}

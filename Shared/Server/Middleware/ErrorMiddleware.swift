@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LayerModels
+import Logging
+
+/// The outermost middleware: gives every request an id (kept from `X-Request-Id` when the caller
+/// sent a sane one), puts it in the logs and the response, and renders every error in the API's
+/// shape. Anything that is not a client's fault is logged in full and answered with an opaque 500.
+public struct ErrorMiddleware: RouterMiddleware {
+    public typealias Context = LayerRequestContext
+
+    public init() {}
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let requestID = Self.requestID(from: request)
+        var context = context
+        context.logger[metadataKey: "request_id"] = .string(requestID)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = try Self.render(error, request: request, context: context)
+        }
+        response.headers[.requestID] = requestID
+        return response
+    }
+
+    static func requestID(from request: Request) -> String {
+        if let given = request.headers[.requestID], (1...128).contains(given.count),
+            given.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+        {
+            return given
+        }
+        return UUID().uuidString.lowercased()
+    }
+
+    static func render(_ error: any Error, request: Request, context: Context) throws -> Response {
+        let apiError: APIError
+        switch error {
+        case let error as APIError:
+            apiError = error
+        case let error as DecodingError:
+            apiError = APIError(decoding: error)
+        case let error as any HTTPResponseError:
+            apiError = APIError(status: error.status, request: request, context: context)
+        default:
+            context.logger.error(
+                "Unexpected error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            apiError = APIError(.internalServerError, "An unexpected error occurred; it has been logged.")
+        }
+        if apiError.status.code >= 500, !(error is APIError) || apiError.body.id == ErrorID.internalServerError.rawValue {
+            context.logger.error("Request failed", metadata: ["status": "\(apiError.status.code)"])
+        }
+        return try apiError.response(from: request, context: context)
+    }
+}
+
+extension APIError {
+    /// The API's error for a bare HTTP status raised by the framework.
+    init(status: HTTPResponse.Status, request: Request, context: LayerRequestContext) {
+        switch status.code {
+        case 404 where context.endpointPath == "NotFound" || context.endpointPath == nil:
+            self.init(.invalidEndpoint, "There is no endpoint \(request.method.rawValue) \(request.uri.path).")
+        case 404: self.init(.notFound, "The resource was not found.")
+        case 405: self.init(.methodNotAllowed, "\(request.method.rawValue) is not supported here.")
+        case 408: self.init(.requestTimeout, "The request timed out.")
+        case 413: self.init(.requestTooLarge, "The request body is too large.")
+        case 429: self.init(.rateLimitExceeded, "Too many requests; slow down.")
+        case 503: self.init(.serviceUnavailable, "The service is unavailable.")
+        case 400..<500: self.init(.invalidRequest, "The request is invalid (\(status.reasonPhrase)).")
+        default: self.init(.internalServerError, "An unexpected error occurred; it has been logged.")
+        }
+    }
+}
+
+extension HTTPField.Name {
+    public static let requestID = Self(LayerHeader.requestID)!
+    public static let layerUserID = Self(LayerHeader.userID)!
+    public static let layerSessionToken = Self(LayerHeader.sessionToken)!
+    public static let layerSessionTTL = Self(LayerHeader.sessionTTL)!
+    public static let layerCount = Self(LayerHeader.count)!
+    public static let clientCertificate = Self(LayerHeader.clientCertificate)!
+    public static let methodOverride = Self("X-HTTP-Method-Override")!
+    public static let link = Self("Link")!
+    public static let forwardedProto = Self("X-Forwarded-Proto")!
+}

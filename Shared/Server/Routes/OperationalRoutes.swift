@@ -1,0 +1,74 @@
+import HTTPTypes
+import Hummingbird
+import LayerModels
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// What every service serves besides its API: discovery at `/`, liveness and readiness probes,
+/// Prometheus metrics and its OpenAPI document.
+public struct OperationalRoutes: Sendable {
+    public typealias Check = @Sendable () async -> Bool
+
+    let postgres: PostgresClient
+    let readiness: [String: Check]
+    let openAPI: String
+    let links: [(rel: String, path: String)]
+
+    public init(postgres: PostgresClient, readiness: [String: Check], openAPI: String, links: [(rel: String, path: String)]) {
+        self.postgres = postgres
+        self.readiness = readiness
+        self.openAPI = openAPI
+        self.links = links
+    }
+
+    public func addRoutes(to router: Router<LayerRequestContext>) {
+        router.get("/") { request, _ in
+            var response = Response(status: .ok, headers: [.contentType: MediaType.json], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+            let base = request.baseURL
+            response.headers[.link] = links.map { "<\(base)\($0.path)>; rel=\($0.rel)" }.joined(separator: ", ")
+            return response
+        }
+        router.get("/health/live") { _, _ in
+            Self.json(["status": "ok"])
+        }
+        router.get("/health/ready") { _, context in
+            var checks: [String: String] = [:]
+            let databaseUp = (try? await postgres.query("SELECT 1", logger: context.logger)) != nil
+            checks["database"] = databaseUp ? "ok" : "unavailable"
+            for (name, check) in readiness {
+                checks[name] = await check() ? "ok" : "unavailable"
+            }
+            let ready = checks.values.allSatisfy { $0 == "ok" }
+            var response = Self.json(["status": ready ? "ok" : "unavailable", "checks": .object(checks.mapValues { .string($0) })])
+            response.status = ready ? .ok : .serviceUnavailable
+            return response
+        }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: Observability.registry.emitToBuffer())))
+        }
+        router.get("/openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(string: openAPI)))
+        }
+    }
+
+    static func json(_ value: JSONValue) -> Response {
+        let data = (try? LayerJSONEncoder.make().encode(value)) ?? Data()
+        return Response(status: .ok, headers: [.contentType: MediaType.json], body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+}
+
+extension Request {
+    /// `scheme://host` of this request as the client addressed it, for links in responses.
+    public var baseURL: String {
+        let host = head.authority ?? "localhost"
+        let scheme = headers[.forwardedProto] ?? head.scheme ?? "http"
+        return "\(scheme)://\(host)"
+    }
+}
+
+import Foundation

@@ -1,0 +1,150 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LayerModels
+import Logging
+
+/// Guards the routes of the Client API: a request must carry a live session
+/// (`Authorization: Layer session-token="…"`, or `?session_token=` where allowed) or an identity
+/// token to open one inline (`Authorization: Layer identity-token="…"`). Anything else is
+/// answered with 401 `authentication_required`, a fresh nonce in `data.nonce` and the
+/// `WWW-Authenticate: Layer realm=…, nonce=…` challenge.
+public struct SessionAuthenticator: RouterMiddleware {
+    public typealias Context = LayerRequestContext
+
+    let introspector: any SessionIntrospector
+    let certificates: ClientCertificateReader
+    let realm: String
+    let allowsQueryToken: Bool
+
+    public init(
+        introspector: any SessionIntrospector, certificates: ClientCertificateReader, realm: String,
+        allowsQueryToken: Bool = false
+    ) {
+        self.introspector = introspector
+        self.certificates = certificates
+        self.realm = realm
+        self.allowsQueryToken = allowsQueryToken
+    }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        let credential = LayerAuthorization(request: request, allowsQueryToken: allowsQueryToken)
+        let thumbprint = await certificates.thumbprint(request: request, context: context)
+        switch credential {
+        case .sessionToken(let token):
+            let answer = try await introspector.introspect(token: token, logger: context.logger)
+            context.session = try await session(from: answer, presented: thumbprint, logger: context.logger)
+            return try await next(request, context)
+        case .identityToken(let token):
+            let created = try await introspector.createSession(
+                identityToken: token, certificateThumbprint: thumbprint, logger: context.logger)
+            context.session = try await session(from: created.session, presented: thumbprint, logger: context.logger)
+            var response = try await next(request, context)
+            response.headers[.layerUserID] = created.session.userID
+            response.headers[.layerSessionToken] = created.sessionToken
+            response.headers[.layerSessionTTL] = String(created.ttlSeconds)
+            return response
+        case .none:
+            throw try await challenge("This request needs a session.", logger: context.logger)
+        case .malformed:
+            throw try await challenge(
+                "The Authorization header must be of the form: Layer session-token=\"…\".", logger: context.logger)
+        }
+    }
+
+    private func session(
+        from answer: InternalAPI.IntrospectResponse, presented thumbprint: String?, logger: Logger
+    ) async throws -> AuthenticatedSession {
+        guard answer.active, let userID = answer.userID, let appText = answer.appID,
+            let app = LayerID(parsing: appText, as: .apps)
+        else {
+            if answer.reason == "suspended" {
+                throw APIError(.userSuspended, "This user is suspended.")
+            }
+            throw try await challenge(Self.message(for: answer.reason), logger: logger)
+        }
+        if let bound = answer.cnf?.x5tS256, bound != thumbprint {
+            // RFC 8705: a certificate-bound token is only good over a connection with that certificate.
+            throw try await challenge(
+                "This session is bound to a client certificate that this connection did not present.", logger: logger)
+        }
+        return AuthenticatedSession(
+            userID: userID, appID: app.uuid, identity: answer.identity, expiresAt: answer.expiresAt,
+            certificateThumbprint: answer.cnf?.x5tS256)
+    }
+
+    static func message(for reason: String?) -> String {
+        switch reason {
+        case "expired": "The session has expired; authenticate again."
+        case "challenged": "The session was challenged; authenticate again with the new nonce."
+        case "revoked": "The session was ended; authenticate again."
+        case "certificate_revoked": "The client certificate of this session was revoked."
+        default: "The session token is not valid; authenticate with the new nonce."
+        }
+    }
+
+    private func challenge(_ message: String, logger: Logger) async throws -> APIError {
+        let nonce = try await introspector.challengeNonce(logger: logger)
+        return APIError.authenticationRequired(message, nonce: nonce, realm: realm)
+    }
+}
+
+extension APIError {
+    /// The 401 of the authentication protocol: a fresh nonce in the body and in `WWW-Authenticate`.
+    public static func authenticationRequired(_ message: String, nonce: String, realm: String) -> APIError {
+        APIError(
+            .authenticationRequired, message, data: ["nonce": .string(nonce)],
+            headers: [.wwwAuthenticate: "Layer realm=\"\(realm)\", nonce=\"\(nonce)\""])
+    }
+}
+
+/// The credential a request carries.
+public enum LayerAuthorization: Equatable, Sendable {
+    case sessionToken(String)
+    case identityToken(String)
+    case none
+    case malformed
+
+    public init(request: Request, allowsQueryToken: Bool) {
+        if let header = request.headers[.authorization] {
+            self = Self.parse(header)
+        } else if allowsQueryToken, let token = request.uri.queryParameters["session_token"], !token.isEmpty {
+            self = .sessionToken(String(token))
+        } else {
+            self = .none
+        }
+    }
+
+    /// Parses `Layer session-token="…"` (single quotes too, as the 1.0 docs allowed), or
+    /// `Layer identity-token="…"`, optionally with a `realm=…` parameter as in the patent's example.
+    public static func parse(_ header: String) -> Self {
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("layer ") else { return .malformed }
+        var parameters: [String: String] = [:]
+        var rest = Substring(trimmed.dropFirst("layer ".count))
+        while !rest.isEmpty {
+            rest = rest.drop { $0 == " " || $0 == "," }
+            guard let equals = rest.firstIndex(of: "=") else { break }
+            let name = rest[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            rest = rest[rest.index(after: equals)...]
+            let value: Substring
+            if let quote = rest.first, quote == "\"" || quote == "'" {
+                let body = rest.dropFirst()
+                guard let end = body.firstIndex(of: quote) else { return .malformed }
+                value = body[..<end]
+                rest = body[body.index(after: end)...]
+            } else {
+                let end = rest.firstIndex(of: ",") ?? rest.endIndex
+                value = rest[..<end]
+                rest = rest[end...]
+            }
+            parameters[name] = value.trimmingCharacters(in: .whitespaces)
+        }
+        if let token = parameters["session-token"], !token.isEmpty { return .sessionToken(token) }
+        if let token = parameters["identity-token"], !token.isEmpty { return .identityToken(token) }
+        return .malformed
+    }
+}
