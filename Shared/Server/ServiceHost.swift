@@ -38,7 +38,7 @@ public func buildApplication(
     services: [any LayerService],
     settings: ServerSettings,
     postgres: PostgresClient,
-    tls: TLSConfiguration? = nil,
+    tls: TLSChannelConfiguration? = nil,
     extraServices: [any Service] = [],
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
     logger: Logger
@@ -57,8 +57,8 @@ public func buildApplication(
     }
 
     var app = Application(
-        router: router,
-        server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
+        responder: MethodOverrideResponder(router.buildResponder()),
+        server: try tls.map { try .tls(.http1(), configuration: $0) } ?? .http1(),
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),
             serverName: services.map(\.name).joined(separator: "+")),
@@ -78,15 +78,18 @@ public func buildApplication(
 }
 
 /// Loads the server certificate and key files named by the settings into a TLS configuration
-/// that also asks clients for a certificate issued by `clientCA` (never requiring one).
-public func makeServerTLS(settings: ServerSettings, clientCA: [NIOSSLCertificate]) throws -> TLSConfiguration? {
+/// that asks clients for a certificate without requiring one. A certificate that is presented
+/// must pass `verifyClient` (given its DER bytes, leaf first), or the handshake fails.
+public func makeServerTLS(
+    settings: ServerSettings, verifyClient: @escaping @Sendable ([[UInt8]]) async -> Bool
+) throws -> TLSChannelConfiguration? {
     guard let certificatePath = settings.tlsCertificatePath, let keyPath = settings.tlsKeyPath else { return nil }
     let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
     let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
     var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
-    if !clientCA.isEmpty {
-        configuration.certificateVerification = .optionalVerification
-        configuration.trustRoots = .certificates(clientCA)
+    configuration.certificateVerification = .optionalVerification
+    return TLSChannelConfiguration(tlsConfiguration: configuration) { certificates in
+        let ders = certificates.compactMap { try? $0.toDERBytes() }
+        return await verifyClient(ders) ? .certificateVerified : .failed
     }
-    return configuration
 }

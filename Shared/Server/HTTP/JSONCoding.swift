@@ -127,3 +127,22 @@ extension ByteBuffer {
         ByteBuffer(data: try LayerJSONEncoder.make().encode(value))
     }
 }
+
+extension Request {
+    /// Like ``decodeJSON(_:limit:)``, but an empty body is nil rather than an error.
+    public func decodeOptionalJSON<T: Decodable>(_ type: T.Type, limit: Int = 64 * 1024) async throws -> T? {
+        var request = self
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.requestTooLarge, "The request body is larger than \(limit) bytes.")
+        }
+        guard buffer.readableBytes > 0 else { return nil }
+        do {
+            return try LayerJSONDecoder.make().decode(T.self, from: buffer)
+        } catch let error as DecodingError {
+            throw APIError(decoding: error)
+        }
+    }
+}

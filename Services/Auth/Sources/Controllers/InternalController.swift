@@ -1,0 +1,36 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+
+/// What the other services ask of the auth service (`/internal/v1/…`, internal token).
+struct InternalController: Sendable {
+    let sessions: Sessions
+    let internalToken: String
+
+    func addRoutes(to router: Router<LayerRequestContext>) {
+        let group = router.group("internal/v1").add(
+            middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
+        group.post("introspect", use: introspect)
+        group.post("sessions", use: createSession)
+        group.post("nonces", use: createNonce)
+    }
+
+    @Sendable func introspect(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(InternalAPI.IntrospectRequest.self, limit: 8 * 1024)
+        return try Response.json(try await sessions.introspect(token: body.token, logger: context.logger))
+    }
+
+    @Sendable func createSession(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(InternalAPI.CreateSessionRequest.self, limit: 16 * 1024)
+        let opened = try await sessions.open(
+            identityToken: body.identityToken, app: nil, certificateThumbprint: body.certificateThumbprint,
+            renewing: nil, logger: context.logger)
+        return try Response.json(opened.response, status: .created)
+    }
+
+    @Sendable func createNonce(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        try Response.json(
+            InternalAPI.NonceResponse(nonce: try await sessions.nonces.create(logger: context.logger)), status: .created)
+    }
+}

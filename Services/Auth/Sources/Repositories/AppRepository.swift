@@ -1,0 +1,182 @@
+import Foundation
+import LayerServer
+import Logging
+import PostgresNIO
+
+struct AppRecord: Sendable, Equatable {
+    var id: UUID
+    var name: String
+    var sessionTTLSeconds: Int
+    var requireCertified: Bool
+    var createdAt: Date
+}
+
+struct KeyRecord: Sendable, Equatable {
+    var id: UUID
+    var appID: UUID
+    var providerID: UUID
+    var publicKeyPEM: String
+    var enabled: Bool
+    var deleted: Bool
+}
+
+/// Apps, their identity providers and keys, and their Server API tokens.
+struct AppRepository: Sendable {
+    let client: PostgresClient
+
+    func createApp(name: String, logger: Logger) async throws -> AppRecord {
+        let id = UUID()
+        let rows = try await client.query(
+            """
+            INSERT INTO auth.apps (id, name) VALUES (\(id), \(name))
+            RETURNING id, name, session_ttl_seconds, require_certified, created_at
+            """, logger: logger)
+        for try await row in rows.decode((UUID, String, Int, Bool, Date).self) {
+            return AppRecord(id: row.0, name: row.1, sessionTTLSeconds: row.2, requireCertified: row.3, createdAt: row.4)
+        }
+        throw APIError(.internalServerError, "The app was not created.")
+    }
+
+    func app(_ id: UUID, logger: Logger) async throws -> AppRecord? {
+        let rows = try await client.query(
+            "SELECT id, name, session_ttl_seconds, require_certified, created_at FROM auth.apps WHERE id = \(id)",
+            logger: logger)
+        for try await row in rows.decode((UUID, String, Int, Bool, Date).self) {
+            return AppRecord(id: row.0, name: row.1, sessionTTLSeconds: row.2, requireCertified: row.3, createdAt: row.4)
+        }
+        return nil
+    }
+
+    func firstApp(named name: String, logger: Logger) async throws -> AppRecord? {
+        let rows = try await client.query(
+            "SELECT id FROM auth.apps WHERE name = \(name) ORDER BY created_at LIMIT 1", logger: logger)
+        for try await id in rows.decode(UUID.self) { return try await app(id, logger: logger) }
+        return nil
+    }
+
+    /// Changes the settings given; returns the app as it is afterwards, or nil if there is none.
+    func updateApp(
+        _ id: UUID, sessionTTLSeconds: Int?, requireCertified: Bool?, logger: Logger
+    ) async throws -> AppRecord? {
+        try await client.query(
+            """
+            UPDATE auth.apps SET
+                session_ttl_seconds = COALESCE(\(sessionTTLSeconds), session_ttl_seconds),
+                require_certified = COALESCE(\(requireCertified), require_certified)
+            WHERE id = \(id)
+            """, logger: logger)
+        return try await app(id, logger: logger)
+    }
+
+    func deleteApp(_ id: UUID, logger: Logger) async throws -> Bool {
+        let rows = try await client.query("DELETE FROM auth.apps WHERE id = \(id) RETURNING id", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    // MARK: Providers and keys
+
+    func createProvider(app: UUID, name: String?, logger: Logger) async throws -> UUID {
+        let id = UUID()
+        try await client.query(
+            "INSERT INTO auth.providers (id, app_id, name) VALUES (\(id), \(app), \(name))", logger: logger)
+        return id
+    }
+
+    /// The app a provider belongs to.
+    func providerApp(_ provider: UUID, logger: Logger) async throws -> UUID? {
+        let rows = try await client.query("SELECT app_id FROM auth.providers WHERE id = \(provider)", logger: logger)
+        for try await app in rows.decode(UUID.self) { return app }
+        return nil
+    }
+
+    func createKey(app: UUID, provider: UUID, publicKeyPEM: String, logger: Logger) async throws -> KeyRecord {
+        let id = UUID()
+        try await client.query(
+            """
+            INSERT INTO auth.keys (id, app_id, provider_id, public_key_pem)
+            VALUES (\(id), \(app), \(provider), \(publicKeyPEM))
+            """, logger: logger)
+        return KeyRecord(id: id, appID: app, providerID: provider, publicKeyPEM: publicKeyPEM, enabled: true, deleted: false)
+    }
+
+    /// A key of `app`, deleted ones included (so a token signed with one can be told why it fails).
+    func key(_ id: UUID, app: UUID, logger: Logger) async throws -> KeyRecord? {
+        let rows = try await client.query(
+            """
+            SELECT id, app_id, provider_id, public_key_pem, enabled, deleted_at IS NOT NULL
+            FROM auth.keys WHERE id = \(id) AND app_id = \(app)
+            """, logger: logger)
+        for try await row in rows.decode((UUID, UUID, UUID, String, Bool, Bool).self) {
+            return KeyRecord(
+                id: row.0, appID: row.1, providerID: row.2, publicKeyPEM: row.3, enabled: row.4, deleted: row.5)
+        }
+        return nil
+    }
+
+    /// A key of any app: for tokens that name no app, whose app is the one that registered the key.
+    func key(_ id: UUID, logger: Logger) async throws -> KeyRecord? {
+        let rows = try await client.query(
+            "SELECT app_id FROM auth.keys WHERE id = \(id)", logger: logger)
+        for try await app in rows.decode(UUID.self) { return try await key(id, app: app, logger: logger) }
+        return nil
+    }
+
+    func setKeyEnabled(
+        _ id: UUID, app: UUID, provider: UUID, enabled: Bool, logger: Logger
+    ) async throws -> KeyRecord? {
+        try await client.query(
+            """
+            UPDATE auth.keys SET enabled = \(enabled)
+            WHERE id = \(id) AND app_id = \(app) AND provider_id = \(provider) AND deleted_at IS NULL
+            """, logger: logger)
+        guard let key = try await key(id, app: app, logger: logger), key.providerID == provider, !key.deleted else {
+            return nil
+        }
+        return key
+    }
+
+    /// Marks a key deleted; the row stays so that tokens naming it fail with `eit_key_deleted`.
+    func deleteKey(_ id: UUID, app: UUID, provider: UUID, logger: Logger) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE auth.keys SET deleted_at = now(), enabled = false
+            WHERE id = \(id) AND app_id = \(app) AND provider_id = \(provider) AND deleted_at IS NULL
+            RETURNING id
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    // MARK: Server API tokens
+
+    func createToken(app: UUID, logger: Logger) async throws -> (id: UUID, token: String) {
+        let id = UUID()
+        let token = Secrets.randomToken()
+        try await client.query(
+            "INSERT INTO auth.app_tokens (id, app_id, token_hash) VALUES (\(id), \(app), \(Data(Secrets.hash(token))))",
+            logger: logger)
+        return (id, token)
+    }
+
+    func revokeToken(_ id: UUID, app: UUID, logger: Logger) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE auth.app_tokens SET revoked_at = now()
+            WHERE id = \(id) AND app_id = \(app) AND revoked_at IS NULL RETURNING id
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    /// True when `token` is a live Server API token of `app`.
+    func isValidToken(_ token: String, app: UUID, logger: Logger) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            SELECT 1 FROM auth.app_tokens
+            WHERE token_hash = \(Data(Secrets.hash(token))) AND app_id = \(app) AND revoked_at IS NULL
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+}

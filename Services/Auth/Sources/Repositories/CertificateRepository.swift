@@ -1,0 +1,74 @@
+import Foundation
+import LayerServer
+import Logging
+import PostgresNIO
+
+struct IssuedCertificate: Sendable {
+    var id: UUID
+    var serial: String
+    var thumbprint: String
+    var deviceID: String
+    var userAgent: String?
+    var pem: String
+    var expiresAt: Date
+}
+
+/// The device CA (its key sealed) and the certificates it issued, found by thumbprint.
+struct CertificateRepository: Sendable {
+    let client: PostgresClient
+
+    /// The stored CA, if one was made before.
+    func storedCA(logger: Logger) async throws -> (certificatePEM: String, sealedKey: Data)? {
+        let rows = try await client.query("SELECT certificate_pem, sealed_key FROM auth.device_ca WHERE id = 1", logger: logger)
+        for try await row in rows.decode((String, Data).self) { return (row.0, row.1) }
+        return nil
+    }
+
+    /// Stores a new CA unless another replica stored one first; either way returns the one kept.
+    func storeCA(certificatePEM: String, sealedKey: Data, logger: Logger) async throws -> (certificatePEM: String, sealedKey: Data) {
+        try await client.query(
+            """
+            INSERT INTO auth.device_ca (id, certificate_pem, sealed_key) VALUES (1, \(certificatePEM), \(sealedKey))
+            ON CONFLICT (id) DO NOTHING
+            """, logger: logger)
+        guard let stored = try await storedCA(logger: logger) else {
+            throw APIError(.internalServerError, "The device CA could not be stored.")
+        }
+        return stored
+    }
+
+    func insert(_ certificate: IssuedCertificate, logger: Logger) async throws {
+        try await client.query(
+            """
+            INSERT INTO auth.certificates (id, serial, thumbprint, device_id, user_agent, certificate_pem, expires_at)
+            VALUES (\(certificate.id), \(certificate.serial), \(certificate.thumbprint), \(certificate.deviceID),
+                    \(certificate.userAgent), \(certificate.pem), \(certificate.expiresAt))
+            """, logger: logger)
+    }
+
+    enum Status: Sendable, Equatable {
+        case valid
+        case revoked
+        case expired
+    }
+
+    /// The status of a certificate this CA issued; nil for one it did not.
+    func status(thumbprint: String, logger: Logger) async throws -> Status? {
+        let rows = try await client.query(
+            "SELECT revoked_at IS NOT NULL, expires_at FROM auth.certificates WHERE thumbprint = \(thumbprint)",
+            logger: logger)
+        for try await (revoked, expiresAt) in rows.decode((Bool, Date).self) {
+            if revoked { return .revoked }
+            return expiresAt <= Date() ? .expired : .valid
+        }
+        return nil
+    }
+
+    func revoke(_ id: UUID, logger: Logger) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE auth.certificates SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id",
+            logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+struct UserRecord: Sendable, Equatable {
+    var identity: InternalAPI.Identity
+    var suspended: Bool
+}
+
+/// A session as introspection sees it.
+struct SessionRecord: Sendable {
+    var id: UUID
+    var appID: UUID
+    var identity: InternalAPI.Identity
+    var expiresAt: Date
+    var challenged: Bool
+    var suspended: Bool
+    var certificateThumbprint: String?
+    var certificateRevoked: Bool
+}
+
+/// Users as the auth service knows them (identity claims and suspension) and their sessions.
+/// Sessions are found by the SHA-256 of their token; the token itself is never stored.
+struct SessionRepository: Sendable {
+    let client: PostgresClient
+
+    /// Creates or updates the user from identity-token claims; claims that are absent leave the
+    /// stored value alone. Returns whether the user is suspended.
+    func upsertUser(
+        app: UUID, identity: InternalAPI.Identity, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Bool {
+        let rows = try await connection.query(
+            """
+            INSERT INTO auth.users (app_id, user_id, display_name, avatar_url, first_name, last_name)
+            VALUES (\(app), \(identity.userID), \(identity.displayName), \(identity.avatarURL),
+                    \(identity.firstName), \(identity.lastName))
+            ON CONFLICT (app_id, user_id) DO UPDATE SET
+                display_name = COALESCE(EXCLUDED.display_name, users.display_name),
+                avatar_url = COALESCE(EXCLUDED.avatar_url, users.avatar_url),
+                first_name = COALESCE(EXCLUDED.first_name, users.first_name),
+                last_name = COALESCE(EXCLUDED.last_name, users.last_name),
+                updated_at = now()
+            RETURNING suspended
+            """, logger: logger)
+        for try await suspended in rows.decode(Bool.self) { return suspended }
+        return false
+    }
+
+    func isSuspended(app: UUID, userID: String, logger: Logger) async throws -> Bool {
+        try await user(app: app, userID: userID, logger: logger)?.suspended ?? false
+    }
+
+    func user(app: UUID, userID: String, logger: Logger) async throws -> UserRecord? {
+        let rows = try await client.query(
+            """
+            SELECT user_id, display_name, avatar_url, first_name, last_name, suspended
+            FROM auth.users WHERE app_id = \(app) AND user_id = \(userID)
+            """, logger: logger)
+        for try await row in rows.decode((String, String?, String?, String?, String?, Bool).self) {
+            return UserRecord(
+                identity: .init(
+                    userID: row.0, displayName: row.1, avatarURL: row.2, firstName: row.3, lastName: row.4),
+                suspended: row.5)
+        }
+        return nil
+    }
+
+    func createSession(
+        app: UUID, userID: String, token: String, ttlSeconds: Int, certificateThumbprint: String?,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
+        try await connection.query(
+            """
+            INSERT INTO auth.sessions (id, app_id, user_id, token_hash, expires_at, certificate_thumbprint)
+            VALUES (\(UUID()), \(app), \(userID), \(Data(Secrets.hash(token))), \(expiresAt), \(certificateThumbprint))
+            """, logger: logger)
+    }
+
+    /// Renews a challenged (or live) session of `userID`: it works again, with a fresh lifetime.
+    /// False when the token is not a session of that user of that app.
+    func renewSession(
+        token: String, app: UUID, userID: String, ttlSeconds: Int, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Bool {
+        let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
+        let rows = try await connection.query(
+            """
+            UPDATE auth.sessions SET challenged_at = NULL, expires_at = \(expiresAt)
+            WHERE token_hash = \(Data(Secrets.hash(token))) AND app_id = \(app) AND user_id = \(userID)
+            RETURNING id
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    func session(token: String, logger: Logger) async throws -> SessionRecord? {
+        let rows = try await client.query(
+            """
+            SELECT s.id, s.app_id, s.user_id, u.display_name, u.avatar_url, u.first_name, u.last_name,
+                   s.expires_at, s.challenged_at IS NOT NULL, u.suspended, s.certificate_thumbprint,
+                   c.revoked_at IS NOT NULL
+            FROM auth.sessions s
+            JOIN auth.users u ON u.app_id = s.app_id AND u.user_id = s.user_id
+            LEFT JOIN auth.certificates c ON c.thumbprint = s.certificate_thumbprint
+            WHERE s.token_hash = \(Data(Secrets.hash(token)))
+            """, logger: logger)
+        for try await row in rows.decode(
+            (UUID, UUID, String, String?, String?, String?, String?, Date, Bool, Bool, String?, Bool).self)
+        {
+            return SessionRecord(
+                id: row.0, appID: row.1,
+                identity: .init(userID: row.2, displayName: row.3, avatarURL: row.4, firstName: row.5, lastName: row.6),
+                expiresAt: row.7, challenged: row.8, suspended: row.9, certificateThumbprint: row.10,
+                certificateRevoked: row.11)
+        }
+        return nil
+    }
+
+    /// Ends one session (logout). False when there was none.
+    func deleteSession(token: String, logger: Logger) async throws -> Bool {
+        let rows = try await client.query(
+            "DELETE FROM auth.sessions WHERE token_hash = \(Data(Secrets.hash(token))) RETURNING id", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    /// Ends every session of a user; returns how many there were.
+    @discardableResult
+    func deleteSessions(app: UUID, userID: String, logger: Logger) async throws -> Int {
+        let rows = try await client.query(
+            "DELETE FROM auth.sessions WHERE app_id = \(app) AND user_id = \(userID) RETURNING id", logger: logger)
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
+    }
+
+    /// Challenges every live session of a user: each answers 401 with a new nonce until renewed.
+    func challengeSessions(app: UUID, userID: String, logger: Logger) async throws -> Int {
+        let rows = try await client.query(
+            """
+            UPDATE auth.sessions SET challenged_at = now()
+            WHERE app_id = \(app) AND user_id = \(userID) AND challenged_at IS NULL RETURNING id
+            """, logger: logger)
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
+    }
+
+    /// Suspends or reinstates a user; suspension also ends every session. False if no such user.
+    func setSuspended(app: UUID, userID: String, suspended: Bool, logger: Logger) async throws -> Bool {
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE auth.users SET suspended = \(suspended), updated_at = now()
+                WHERE app_id = \(app) AND user_id = \(userID) RETURNING 1
+                """, logger: logger)
+            var found = false
+            for try await _ in rows { found = true }
+            if found && suspended {
+                try await connection.query(
+                    "DELETE FROM auth.sessions WHERE app_id = \(app) AND user_id = \(userID)", logger: logger)
+            }
+            return found
+        }
+    }
+
+    func deleteExpired(logger: Logger) async throws {
+        try await client.query("DELETE FROM auth.sessions WHERE expires_at <= now()", logger: logger)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// Opens, renews and describes sessions: the heart of the authentication protocol.
+struct Sessions: Sendable {
+    let postgres: PostgresClient
+    let apps: AppRepository
+    let nonces: NonceRepository
+    let sessions: SessionRepository
+    let certificates: CertificateRepository
+    let verifier: IdentityTokenVerifier
+
+    struct Opened: Sendable {
+        var token: String
+        var ttlSeconds: Int
+        var appID: UUID
+        var identity: InternalAPI.Identity
+        var certificateThumbprint: String?
+        var expiresAt: Date
+    }
+
+    /// Trades an identity token for a session. `app` is the app the client named (nil for the
+    /// inline form, where the token's key decides); `renewing` is a challenged session the client
+    /// still holds, which is renewed instead of replaced when the token is for the same user.
+    func open(
+        identityToken: String, app appID: UUID?, certificateThumbprint: String?, renewing: String?, logger: Logger
+    ) async throws -> Opened {
+        var app: AppRecord?
+        if let appID {
+            app = try await apps.app(appID, logger: logger)
+            guard app != nil else { throw APIError(.invalidAppID, "There is no app \(LayerID(.apps, appID).uri).", property: "app_id") }
+        }
+        let verified: VerifiedIdentity
+        do {
+            verified = try await verifier.verify(identityToken, app: appID, logger: logger)
+        } catch let failure as TokenFailure {
+            throw failure.apiError(property: "identity_token")
+        }
+        if app == nil { app = try await apps.app(verified.appID, logger: logger) }
+        guard let app else { throw APIError(.invalidAppID, "The token's app does not exist.", property: "app_id") }
+
+        let boundThumbprint = try await usableCertificate(certificateThumbprint, logger: logger)
+        if app.requireCertified && boundThumbprint == nil {
+            throw APIError(
+                .accessDenied, "This app requires a connection certified with a device certificate (POST /certificates).",
+                data: ["reason": "certificate_required"])
+        }
+
+        let identity = verified.identity
+        let token = try await postgres.transaction(logger: logger) { connection in
+            let suspended = try await sessions.upsertUser(app: app.id, identity: identity, on: connection, logger: logger)
+            if suspended {
+                throw TokenFailure(.userSuspended, "The user \(identity.userID) is suspended.").apiError(property: "identity_token")
+            }
+            guard try await nonces.spend(verified.nonce, on: connection, logger: logger) else {
+                throw TokenFailure(.nonceNotFound, "the nonce is unknown, expired or already used.")
+                    .apiError(property: "identity_token")
+            }
+            if let renewing, try await sessions.renewSession(
+                token: renewing, app: app.id, userID: identity.userID, ttlSeconds: app.sessionTTLSeconds,
+                on: connection, logger: logger)
+            {
+                return renewing
+            }
+            let token = Secrets.randomToken()
+            try await sessions.createSession(
+                app: app.id, userID: identity.userID, token: token, ttlSeconds: app.sessionTTLSeconds,
+                certificateThumbprint: boundThumbprint, on: connection, logger: logger)
+            return token
+        }
+        let stored = try await sessions.user(app: app.id, userID: identity.userID, logger: logger)
+        return Opened(
+            token: token, ttlSeconds: app.sessionTTLSeconds, appID: app.id, identity: stored?.identity ?? identity,
+            certificateThumbprint: boundThumbprint, expiresAt: Date().addingTimeInterval(TimeInterval(app.sessionTTLSeconds)))
+    }
+
+    /// The thumbprint to bind a new session to: a certificate this CA issued and has not revoked.
+    /// A revoked or expired one is refused outright; one from elsewhere counts as none.
+    private func usableCertificate(_ thumbprint: String?, logger: Logger) async throws -> String? {
+        guard let thumbprint else { return nil }
+        switch try await certificates.status(thumbprint: thumbprint, logger: logger) {
+        case .valid: return thumbprint
+        case .revoked: throw APIError(.accessDenied, "The client certificate was revoked; certify again.", data: ["reason": "certificate_revoked"])
+        case .expired: throw APIError(.accessDenied, "The client certificate has expired; certify again.", data: ["reason": "certificate_expired"])
+        case nil: return nil
+        }
+    }
+
+    /// RFC 7662 introspection of a session token.
+    func introspect(token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse {
+        guard let session = try await sessions.session(token: token, logger: logger) else { return .inactive("unknown") }
+        if session.suspended { return .inactive("suspended") }
+        if session.certificateRevoked { return .inactive("certificate_revoked") }
+        if session.challenged { return .inactive("challenged") }
+        if session.expiresAt <= Date() { return .inactive("expired") }
+        return InternalAPI.IntrospectResponse(
+            active: true, userID: session.identity.userID, appID: LayerID(.apps, session.appID).uri,
+            identity: session.identity, expiresAt: session.expiresAt,
+            cnf: session.certificateThumbprint.map { .init(x5tS256: $0) })
+    }
+}
+
+/// The auth service's own session middleware asks its database directly.
+struct LocalIntrospector: SessionIntrospector {
+    let sessions: Sessions
+
+    func introspect(token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse {
+        try await sessions.introspect(token: token, logger: logger)
+    }
+
+    func createSession(
+        identityToken: String, certificateThumbprint: String?, logger: Logger
+    ) async throws -> InternalAPI.CreateSessionResponse {
+        let opened = try await sessions.open(
+            identityToken: identityToken, app: nil, certificateThumbprint: certificateThumbprint, renewing: nil,
+            logger: logger)
+        return opened.response
+    }
+
+    func challengeNonce(logger: Logger) async throws -> String {
+        try await sessions.nonces.create(logger: logger)
+    }
+}
+
+extension Sessions.Opened {
+    var response: InternalAPI.CreateSessionResponse {
+        .init(
+            sessionToken: token, ttlSeconds: ttlSeconds,
+            session: .init(
+                active: true, userID: identity.userID, appID: LayerID(.apps, appID).uri, identity: identity,
+                expiresAt: expiresAt, cnf: certificateThumbprint.map { .init(x5tS256: $0) }))
+    }
+}
