@@ -76,6 +76,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -110,8 +111,9 @@ let package = Package(
             .target(
                 name: "LayerTesting",
                 dependencies: [
-                    "LayerServer", "LayerModels",
+                    "LayerServer", "LayerModels", "LayerAuth",
                     .product(name: "HummingbirdTesting", package: "hummingbird"),
+                    .product(name: "HummingbirdTLS", package: "hummingbird"),
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "_CryptoExtras", package: "swift-crypto"),
                 ],

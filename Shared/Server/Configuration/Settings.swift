@@ -52,6 +52,12 @@ public struct SettingsReader {
 public struct SettingsError: Error, CustomStringConvertible {
     public let service: String
     public let problems: [String]
+
+    public init(service: String, problems: [String]) {
+        self.service = service
+        self.problems = problems
+    }
+
     public var description: String {
         "\(service) cannot start:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }

@@ -53,8 +53,10 @@ public final class EmbeddedPostgres: Sendable {
             try Data(password.utf8).write(to: passwordFile)
             try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile.path)
             // initdb reads the password from a file its own user can read; it is removed at once.
-            let initPasswordFile = data.appendingPathComponent("initdb.password")
+            let initPasswordFile = directory.appendingPathComponent("initdb.password")
             try Data(password.utf8).write(to: initPasswordFile)
+            try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: initPasswordFile.path)
+            try ownForServer(initPasswordFile)
             try ownForServer(data)
             defer { try? fileManager.removeItem(at: initPasswordFile) }
             try run(
@@ -131,7 +133,9 @@ public final class EmbeddedPostgres: Sendable {
     static func ownForServer(_ url: URL) throws {
         guard isRoot else { return }
         try capture("/bin/chown", ["-R", "nobody:nogroup", url.path])
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+        if url.hasDirectoryPath || (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+        }
     }
 
     static func run(_ executable: URL, _ arguments: [String]) throws {
@@ -142,25 +146,35 @@ public final class EmbeddedPostgres: Sendable {
         }
     }
 
+    /// Runs a command to completion with `posix_spawn` and `waitpid`, its output in a temporary
+    /// file. (Foundation's `Process` waits for a descriptor that the server `pg_ctl` leaves running
+    /// in the background inherits, so it would never see `pg_ctl` end.)
     @discardableResult
     static func capture(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("layer-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
         var environment = ProcessInfo.processInfo.environment
         environment["LC_ALL"] = "C"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw Failure.commandFailed(([executable] + arguments).joined(separator: " "), process.terminationStatus, text)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw Failure.commandFailed(executable, spawned, "could not start") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        guard exitCode == 0 else {
+            throw Failure.commandFailed(([executable] + arguments).joined(separator: " "), exitCode, text)
         }
         return text
     }

@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTLS
+import LayerModels
+import LayerServer
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import PostgresNIO
+import ServiceLifecycle
+
+/// A service (or several) served for real on a free loopback port, over the test database.
+public struct LiveServer: Sendable {
+    public let baseURL: String
+    public let port: Int
+    public let postgres: PostgresClient
+    public let http: HTTPClient
+
+    /// Builds the services with `makeServices`, serves them until `body` returns, then shuts down.
+    public static func run<T: Sendable>(
+        settings: ServerSettings? = nil,
+        tls: (@Sendable ([any LayerService]) throws -> TLSChannelConfiguration?)? = nil,
+        makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService],
+        _ body: @Sendable (LiveServer) async throws -> T
+    ) async throws -> T {
+        let logger = Logger.test
+        let database = try await TestDatabase.settings()
+        var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
+        serverSettings.host = "127.0.0.1"
+        serverSettings.port = 0
+        serverSettings.database = database
+        let postgres = database.makeClient(logger: logger)
+        let services = try makeServices(serverSettings, postgres)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try buildApplication(
+            services: services, settings: serverSettings, postgres: postgres, tls: try tls?(services),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            let scheme = serverSettings.tlsCertificatePath == nil ? "http" : "https"
+            let server = LiveServer(
+                baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared)
+            do {
+                let result = try await body(server)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+    }
+}
+
+extension Logger {
+    /// Quiet unless `LOG_LEVEL` asks for more.
+    public static var test: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = Logger.Level(rawValue: ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "") ?? .critical
+        return logger
+    }
+}
+
+/// A response as a test looks at it.
+public struct TestResponse: Sendable {
+    public let status: Int
+    public let headers: HTTPHeaders
+    public let body: ByteBuffer
+
+    public var json: JSONValue? { try? LayerJSONDecoder.make().decode(JSONValue.self, from: body) }
+    public var text: String { String(buffer: body) }
+
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try LayerJSONDecoder.make().decode(T.self, from: body)
+    }
+
+    /// The `id` of an error body.
+    public var errorID: String? { json?["id"]?.stringValue }
+    public var errorReason: String? { json?["data"]?["reason"]?.stringValue }
+    public var errorProperty: String? { json?["data"]?["property"]?.stringValue }
+}
+
+/// Plain HTTP requests to a live server, with the API's default headers.
+public struct TestClient: Sendable {
+    public let baseURL: String
+    public let http: HTTPClient
+    public var defaultHeaders: [(String, String)] = [("Accept", MediaType.layerJSON)]
+
+    public init(baseURL: String, http: HTTPClient = .shared) {
+        self.baseURL = baseURL
+        self.http = http
+    }
+
+    public func request(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: ByteBuffer? = nil,
+        contentType: String = MediaType.json, accept: String? = MediaType.layerJSON
+    ) async throws -> TestResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let accept { request.headers.add(name: "Accept", value: accept) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: contentType)
+            request.body = .bytes(body)
+        }
+        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
+        return TestResponse(status: Int(response.status.code), headers: response.headers, body: bytes)
+    }
+
+    public func request(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], json: JSONValue,
+        contentType: String = MediaType.json, accept: String? = MediaType.layerJSON
+    ) async throws -> TestResponse {
+        let data = try LayerJSONEncoder.make().encode(json)
+        return try await request(
+            method, path, headers: headers, body: ByteBuffer(data: data), contentType: contentType, accept: accept)
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL the tests run against: `LAYER_TEST_DATABASE_URL` (or `LAYER_DATABASE_URL`) when
+/// set, otherwise a private cluster this process starts once, exactly as `layer dev` does, and
+/// removes after the process exits. Tests share it and keep apart by using their own apps.
+public enum TestDatabase {
+    private static let started = Task<DatabaseSettings, any Error> {
+        let environment = ProcessInfo.processInfo.environment
+        if let url = environment["LAYER_TEST_DATABASE_URL"] ?? environment["LAYER_DATABASE_URL"] {
+            guard let settings = DatabaseSettings(url: url, maxConnections: 8) else {
+                throw SettingsError(service: "tests", problems: ["the test database URL is not a postgres:// URL"])
+            }
+            return settings
+        }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("layerline-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let postgres = try EmbeddedPostgres.start(directory: directory, logger: Logger(label: "test-postgres"))
+        try postgres.stopAndRemoveAfterExit(of: getpid())
+        var settings = postgres.settings
+        settings.maxConnections = 8
+        return settings
+    }
+
+    public static func settings() async throws -> DatabaseSettings {
+        try await started.value
+    }
+}
