@@ -39,7 +39,7 @@ fail() {
 }
 
 summary_and_exit() {
-    echo "deploy checks: $passed passed, $failed failed"
+    echo "deploy-checks: $passed passed, $failed failed"
     if [[ $failed -eq 0 ]]; then exit 0; else exit 1; fi
 }
 

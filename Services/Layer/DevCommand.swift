@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import LayerAuth
+import LayerServer
+import Logging
+import ServiceLifecycle
+import _CryptoExtras
+
+/// `layer dev`: the whole suite in one process on one port, on a private PostgreSQL it starts
+/// itself (or on LAYER_DATABASE_URL), with a demo app to try at once.
+struct DevCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dev", abstract: "Run the whole suite locally on a private PostgreSQL.")
+
+    @Option(help: "HTTP port (0 picks a free one).") var port: Int = 8080
+    @Option(help: "UDP port of the STUN server.") var stunPort: Int = 3478
+    @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
+    @Option(help: "Where PostgreSQL's data, secrets and dev.json live.") var dataDir: String = ".layer"
+
+    func run() async throws {
+        Observability.bootstrapLogging()
+        let logger = Logger(label: "layer-dev")
+        let directory = URL(fileURLWithPath: dataDir).standardizedFileURL
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let secrets = try DevSecrets.loadOrCreate(in: directory)
+
+        var reader = SettingsReader()
+        var server = ServerSettings.read(&reader, defaultPort: port, requireDatabase: false)
+        try reader.validate("layer dev")
+        server.host = host
+        server.port = port
+        server.internalToken = secrets.internalToken
+
+        var embedded: EmbeddedPostgres?
+        if server.database == nil {
+            embedded = try EmbeddedPostgres.start(directory: directory, logger: logger)
+            server.database = embedded?.settings
+        }
+        defer { embedded?.stop() }
+
+        let postgres = server.database!.makeClient(logger: logger)
+        let suite = Suite(
+            auth: AuthSettings(operatorToken: secrets.operatorToken, caSource: .database(secret: secrets.caKeySecret)),
+            server: server, postgres: postgres)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let bootstrap = DemoBootstrap(
+            directory: directory, operatorToken: secrets.operatorToken, scheme: server.tlsCertificatePath == nil ? "http" : "https",
+            host: host, ports: ports, logger: logger)
+        let app = try buildApplication(
+            services: suite.services, settings: server, postgres: postgres,
+            tls: try makeServerTLS(settings: server, verifyClient: suite.auth.isDeviceCertificate),
+            extraServices: [bootstrap],
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        try await app.runService()
+    }
+}
+
+/// Once the server listens: makes sure the demo app, provider and key exist, writes dev.json and
+/// prints how to try the suite.
+struct DemoBootstrap: Service {
+    let directory: URL
+    let operatorToken: String
+    let scheme: String
+    let host: String
+    let ports: AsyncStream<Int>
+    let logger: Logger
+
+    func run() async throws {
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { return }
+        let address = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
+        let baseURL = "\(scheme)://\(address):\(port)"
+        do {
+            let info = try await ensureDemo(baseURL: baseURL)
+            print(Self.banner(info))
+            fflush(stdout)
+        } catch {
+            logger.error("Setting up the demo app failed", metadata: ["error": "\(error)"])
+        }
+        try? await gracefulShutdown()
+    }
+
+    private func ensureDemo(baseURL: String) async throws -> DevInfo {
+        let client = OperatorClient(baseURL: baseURL, token: operatorToken)
+        if var info = DevInfo.load(from: directory), try await client.appExists(info.appID),
+            FileManager.default.fileExists(atPath: info.privateKeyPath)
+        {
+            info.baseURL = baseURL
+            info.operatorToken = operatorToken
+            try info.save(in: directory)
+            return info
+        }
+        let keyPath = directory.appendingPathComponent("demo-key.pem")
+        let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        try writePrivately(Data(privateKey.pemRepresentation.utf8), to: keyPath)
+        let app = try await client.createApp(name: "Demo app")
+        let provider = try await client.createProvider(app: app)
+        let key = try await client.registerKey(app: app, provider: provider, publicKeyPEM: privateKey.publicKey.pemRepresentation)
+        let info = DevInfo(
+            baseURL: baseURL, operatorToken: operatorToken, appID: app, providerID: provider, keyID: key,
+            privateKeyPath: keyPath.path)
+        try info.save(in: directory)
+        return info
+    }
+
+    static func banner(_ info: DevInfo) -> String {
+        """
+
+        Layerline is running at \(info.baseURL)
+          demo app:      \(info.appID)
+          provider iss:  \(info.providerID)
+          key kid:       \(info.keyID)
+          private key:   \(info.privateKeyPath)
+
+        Try it:
+          A='Accept: application/vnd.layer+json; version=3.0'
+          NONCE=$(curl -s -X POST -H "$A" \(info.baseURL)/nonces | sed 's/.*"nonce":"\\([^"]*\\)".*/\\1/')
+          TOKEN=$(layer token --user alice --nonce "$NONCE")
+          curl -s -H "$A" -H 'Content-Type: application/json' \\
+            -d "{\\"identity_token\\":\\"$TOKEN\\",\\"app_id\\":\\"\(info.appID)\\"}" \(info.baseURL)/sessions
+
+        Everything above is also in dev.json. Stop with Ctrl-C.
+
+        """
+    }
+}

@@ -1,1 +1,0 @@
-@main struct L { static func main() {} }

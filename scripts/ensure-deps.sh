@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the suite and its tests need from Debian's packages when it is missing:
+# the PostgreSQL server binaries (initdb, pg_ctl, postgres) for the embedded default, and
+# python3-venv for the offline deployment checks. Safe to run again; does nothing when all is there.
+set -euo pipefail
+
+missing=()
+bindir="$(pg_config --bindir 2>/dev/null || true)"
+if [ -z "$bindir" ] || [ ! -x "$bindir/initdb" ] || [ ! -x "$bindir/pg_ctl" ]; then
+    if ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
+        missing+=(postgresql postgresql-contrib)
+    fi
+fi
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+command -v runuser >/dev/null 2>&1 || missing+=(util-linux)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing: ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
