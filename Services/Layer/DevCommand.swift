@@ -73,8 +73,7 @@ struct DemoBootstrap: Service {
         let baseURL = "\(scheme)://\(address):\(port)"
         do {
             let info = try await ensureDemo(baseURL: baseURL)
-            print(Self.banner(info))
-            fflush(stdout)
+            FileHandle.standardOutput.write(Data((Self.banner(info) + "\n").utf8))
         } catch {
             logger.error("Setting up the demo app failed", metadata: ["error": "\(error)"])
         }
