@@ -1,0 +1,318 @@
+import Crypto
+import Foundation
+import LayerAuth
+import LayerModels
+import LayerServer
+import LayerTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+import X509
+
+/// The auth service against its own `GET /openapi.yaml` (DESIGN section 3): the document lists
+/// exactly the public routes, every documented route is routed, and the real responses of
+/// realistic flows have a documented status, the required headers and a body of the documented
+/// schema. The document's schemas forbid undocumented properties, so drift fails here.
+@Suite struct OpenAPIConformanceTests {
+    /// A client that checks every response it gets against the document.
+    struct Checked: Sendable {
+        let auth: AuthFixture
+        let document: OpenAPIDocument
+
+        /// Sends a request, expects `status`, and checks the response (and, when it succeeded, the
+        /// JSON body sent) against the operation `documentedAs method path`.
+        @discardableResult
+        func call(
+            _ method: HTTPMethod, _ path: String, _ status: Int, headers: [(String, String)] = [],
+            json: JSONValue? = nil, contentType: String = MediaType.json, accept: String? = MediaType.layerJSON,
+            documentedAs: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws -> TestResponse {
+            let response =
+                if let json {
+                    try await auth.client.request(
+                        method, path, headers: headers, json: json, contentType: contentType, accept: accept)
+                } else {
+                    try await auth.client.request(method, path, headers: headers, accept: accept)
+                }
+            check(response, documentedAs ?? method.rawValue, path, status, sent: json, contentType: contentType,
+                  sourceLocation: sourceLocation)
+            return response
+        }
+
+        func check(
+            _ response: TestResponse, _ method: String, _ path: String, _ status: Int, sent: JSONValue? = nil,
+            contentType: String = MediaType.json, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            #expect(response.status == status, "\(method) \(path): \(response.text)", sourceLocation: sourceLocation)
+            var problems = document.problems(response, method, path)
+            if let sent, (200..<300).contains(response.status) {
+                problems += document.requestProblems(sent, contentType: contentType, method, path)
+            }
+            #expect(problems.isEmpty, "\(method) \(path) → \(response.status): \(problems)", sourceLocation: sourceLocation)
+        }
+
+        func uuid(_ response: TestResponse, _ collection: LayerID.Collection) throws -> String {
+            try #require(response.json?["id"]?.stringValue.flatMap { LayerID(parsing: $0, as: collection) }).uuid.lowercased
+        }
+    }
+
+    static func withDocument(
+        rateLimits: AuthSettings.RateLimits? = nil, _ body: @escaping @Sendable (Checked) async throws -> Void
+    ) async throws {
+        let run: @Sendable (AuthFixture) async throws -> Void = { auth in
+            let served = try await auth.client.request(.GET, "/openapi.yaml", accept: nil)
+            #expect(served.status == 200)
+            try await body(Checked(auth: auth, document: try OpenAPIDocument(yaml: served.text)))
+        }
+        if let rateLimits { try await AuthFixture.run(rateLimits: rateLimits, run) } else { try await AuthFixture.run(run) }
+    }
+
+    static let publicOperations: Set<String> = [
+        "get /", "post /nonces", "post /sessions", "get /sessions/current", "delete /sessions/{token}",
+        "post /certificates", "post /admin/apps", "get /admin/apps/{app}", "patch /admin/apps/{app}",
+        "post /admin/apps/{app}/providers", "post /admin/apps/{app}/providers/{provider}/keys",
+        "patch /admin/apps/{app}/providers/{provider}/keys/{key}",
+        "delete /admin/apps/{app}/providers/{provider}/keys/{key}", "post /admin/apps/{app}/tokens",
+        "delete /admin/apps/{app}/tokens/{token}", "post /admin/apps/{app}/users/{user}/challenge",
+        "delete /admin/certificates/{certificate}", "patch /apps/{app}", "get /apps/{app}/users/{user}",
+        "patch /apps/{app}/users/{user}", "delete /apps/{app}/users/{user}/sessions",
+        "post /apps/{app}/users/{user}/challenge", "get /health/live", "get /health/ready", "get /metrics",
+        "get /openapi.yaml",
+    ]
+
+    @Test func documentListsThePublicRoutesWithTheSharedErrorShape() async throws {
+        try await Self.withDocument { api in
+            let document = api.document
+            #expect(document.root["openapi"]?.stringValue?.hasPrefix("3.1.") == true)
+            #expect(Set(document.operations.map { "\($0.method) \($0.path)" }) == Self.publicOperations)
+            var unresolved: [String] = []
+            func walk(_ value: JSONValue) {
+                switch value {
+                case .object(let object):
+                    if case .string(let reference)? = object["$ref"], document.resolve(value) == .null { unresolved.append(reference) }
+                    object.values.forEach(walk)
+                case .array(let items): items.forEach(walk)
+                default: break
+                }
+            }
+            walk(document.root)
+            #expect(unresolved.isEmpty, "unresolved $refs: \(unresolved)")
+            for (path, method, operation) in document.operations {
+                guard case .object(let responses)? = operation["responses"] else { Issue.record("\(method) \(path): no responses"); continue }
+                for (status, response) in responses.map({ ($0, document.resolve($1)) }) {
+                    #expect(document.resolve(response["headers"]?["X-Request-Id"] ?? nil)["required"] == true, "\(method) \(path) \(status)")
+                    guard let code = Int(status), code >= 400, !(path == "/health/ready" && code == 503) else { continue }
+                    let schema = response["content"]?["application/json"]?["schema"]?["$ref"]
+                    #expect(schema == "#/components/schemas/Error" || (code == 401 && schema == "#/components/schemas/Challenge"),
+                            "\(method) \(path) \(status) has schema \(String(describing: schema))")
+                }
+            }
+        }
+    }
+
+    /// Calls every documented operation with its parameters' examples and no credentials: none is
+    /// an unknown endpoint, every answer is documented, and exactly the operations that document
+    /// 406 refuse a request without `Accept`.
+    @Test func everyDocumentedRouteIsRouted() async throws {
+        try await Self.withDocument { api in
+            for (template, method, operation) in api.document.operations {
+                var path = template
+                let parameters = (api.document.root["paths"]?[template]?["parameters"], operation["parameters"])
+                for case .array(let list)? in [parameters.0, parameters.1] {
+                    for parameter in list.map(api.document.resolve) where parameter["in"] == "path" {
+                        let name = parameter["name"]?.stringValue ?? "", example = parameter["example"]?.stringValue ?? ""
+                        path = path.replacingOccurrences(of: "{\(name)}", with: example)
+                    }
+                }
+                #expect(!path.contains("{"), "\(template): a path parameter without an example")
+                let httpMethod = HTTPMethod(rawValue: method.uppercased())
+                let documents406 = operation["responses"]?["406"] != nil
+                for accept in [MediaType.layerJSON, nil] {
+                    let response = try await api.auth.client.request(httpMethod, path, accept: accept)
+                    #expect(response.errorID != "invalid_endpoint", "\(method) \(path) is not routed")
+                    let problems = api.document.problems(response, method, path)
+                    #expect(problems.isEmpty, "\(method) \(path) → \(response.status): \(problems)")
+                    if accept == nil {
+                        #expect((response.status == 406) == documents406, "\(method) \(path) without Accept → \(response.status)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func clientAPIResponsesMatchTheDocument() async throws {
+        try await Self.withDocument { api in
+            let auth = api.auth
+            let nonce = try await api.call(.POST, "/nonces", 201)
+            let token = try auth.app.signer.token(
+                userID: "olive", nonce: try #require(nonce.json?["nonce"]?.stringValue), extraClaims: ["display_name": "Olive"])
+            let body: JSONValue = ["identity_token": .string(token), "app_id": .string(auth.app.uri)]
+            let created = try await api.call(.POST, "/sessions", 201, json: body)
+            let session = try #require(created.json?["session_token"]?.stringValue)
+            #expect(try await api.call(.POST, "/sessions", 422, json: body).errorReason == "eit_nonce_not_found")
+            #expect(try await api.call(.POST, "/sessions", 422, json: ["app_id": .string(auth.app.uri)]).errorID == "missing_property")
+            #expect(try await api.call(.POST, "/sessions", 403, json: ["identity_token": "x", "app_id": "nope"]).errorID == "invalid_app_id")
+            let huge: JSONValue = ["identity_token": .string(String(repeating: "a", count: 20_000)), "app_id": .string(auth.app.uri)]
+            try await api.call(.POST, "/sessions", 413, json: huge)
+            let notJSON = try await auth.client.request(.POST, "/sessions", body: ByteBuffer(string: "{nope"))
+            api.check(notJSON, "POST", "/sessions", 400)
+            try await api.call(.POST, "/nonces", 406, accept: nil)
+            #expect(try await api.call(.POST, "/nonces", 406, accept: "application/vnd.layer+json; version=2.0").json?["data"]?["header"] == "Accept")
+
+            // What the router does not serve is not in the document either, and errs in its shape.
+            for (method, path) in [(HTTPMethod.GET, "/nonce"), (.GET, "/nonces"), (.PUT, "/sessions/current"), (.POST, "/internal/v1/nonces/x")] {
+                let response = try await auth.client.request(method, path)
+                #expect(response.status == 404 && response.errorID == "invalid_endpoint", "\(method.rawValue) \(path)")
+                #expect(api.document.operation(method.rawValue, path) == nil, "\(method.rawValue) \(path) is documented")
+                #expect(api.document.validate(response.json ?? nil, ["$ref": "#/components/schemas/Error"]).isEmpty)
+            }
+
+            let current = try await api.call(.GET, "/sessions/current", 200, headers: AuthFixture.sessionHeader(session))
+            #expect(current.json?["identity"]?["display_name"] == "Olive")
+            #expect(current.json?["certificate_bound"] == false)
+            try await api.call(.GET, "/sessions/current", 401)
+            try await api.call(.GET, "/sessions/current", 401, headers: AuthFixture.sessionHeader("no-such-session"))
+            try await api.call(.GET, "/sessions/current", 401, headers: [("Authorization", "Basic b2xpdmU6cHc=")])
+            try await api.call(.GET, "/sessions/current", 406, headers: AuthFixture.sessionHeader(session), accept: nil)
+            let inlineToken = try await auth.identityToken(user: "olive")
+            let inline = try await api.call(
+                .GET, "/sessions/current", 200, headers: [("Authorization", "Layer identity-token=\"\(inlineToken)\"")])
+            #expect(inline.headers.first(name: "X-Layer-User-ID") == "olive")
+            #expect(inline.headers.first(name: "X-Layer-Session-Token") != nil)
+            try await api.call(.GET, "/sessions/current", 422, headers: [("Authorization", "Layer identity-token=\"a.b\"")])
+
+            try await api.call(.DELETE, "/sessions/\(session)", 204)
+            try await api.call(.DELETE, "/sessions/\(session)", 404)
+            try await api.call(.DELETE, "/sessions/\(session)", 406, accept: nil)
+
+            let csr = try CertificateSigningRequest(
+                version: .v1, subject: try DistinguishedName { CommonName("device-1") },
+                privateKey: .init(P256.Signing.PrivateKey()), attributes: .init(), signatureAlgorithm: .ecdsaWithSHA256)
+            let issued = try await api.call(.POST, "/certificates", 201, json: ["csr": .string(try csr.serializeAsPEM().pemString)])
+            #expect(issued.json?["device_id"] == "device-1")
+            let broken = "-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----"
+            #expect(try await api.call(.POST, "/certificates", 422, json: ["csr": .string(broken)]).errorProperty == "csr")
+            try await api.call(.POST, "/certificates", 422, json: ["csr": "not.a.jws"])
+            try await api.call(.POST, "/certificates", 422, json: [:])
+            let certificate = try api.uuid(issued, .certificates)
+            try await api.call(.DELETE, "/admin/certificates/\(certificate)", 204, headers: auth.operatorHeaders)
+            try await api.call(.DELETE, "/admin/certificates/\(certificate)", 404, headers: auth.operatorHeaders)
+
+            let root = try await api.call(.GET, "/", 200, accept: nil)
+            #expect(root.headers.first(name: "Link")?.contains("/nonces>; rel=nonces") == true)
+            for path in ["/health/live", "/health/ready", "/metrics", "/openapi.yaml"] {
+                try await api.call(.GET, path, 200, accept: nil)
+            }
+        }
+    }
+
+    @Test func rateLimitedRoutesAnswer429AsDocumented() async throws {
+        let one = RateLimiter.Limit(rate: 0.001, burst: 1)
+        try await Self.withDocument(rateLimits: .init(nonces: one, sessions: one, certificates: one)) { api in
+            try await api.call(.POST, "/nonces", 201)
+            try await api.call(.POST, "/nonces", 429)
+            try await api.call(.POST, "/certificates", 400)
+            try await api.call(.POST, "/certificates", 429, json: ["csr": "x"])
+        }
+    }
+
+    @Test func operatorAPIResponsesMatchTheDocument() async throws {
+        try await Self.withDocument { api in
+            let admin = api.auth.operatorHeaders
+            let created = try await api.call(.POST, "/admin/apps", 201, headers: admin, json: ["name": "conformance"])
+            let app = try api.uuid(created, .apps)
+            #expect(created.headers.first(name: "Location") == "/admin/apps/\(app)")
+            try await api.call(.POST, "/admin/apps", 401, json: ["name": "x"])
+            try await api.call(.POST, "/admin/apps", 401, headers: [("Authorization", "Bearer wrong")], json: ["name": "x"])
+            #expect(try await api.call(.POST, "/admin/apps", 422, headers: admin, json: ["name": "  "]).errorProperty == "name")
+            #expect(try await api.call(.POST, "/admin/apps", 422, headers: admin, json: [:]).errorID == "missing_property")
+            api.check(try await api.auth.client.request(.POST, "/admin/apps", headers: admin, body: ByteBuffer(string: "[1")),
+                      "POST", "/admin/apps", 400)
+            try await api.call(.GET, "/admin/apps/\(app)", 200, headers: admin)
+            try await api.call(.GET, "/admin/apps/\(UUID().lowercased)", 404, headers: admin)
+            try await api.call(.GET, "/admin/apps/not-an-id", 404, headers: admin)
+            let patched = try await api.call(
+                .PATCH, "/admin/apps/\(app)", 200, headers: admin,
+                json: ["session_ttl_in_seconds": 3600, "require_certified_connections": false])
+            #expect(patched.json?["session_ttl_in_seconds"] == 3600)
+            try await api.call(.PATCH, "/admin/apps/\(app)", 422, headers: admin, json: ["session_ttl_in_seconds": 5])
+
+            let named = try await api.call(.POST, "/admin/apps/\(app)/providers", 201, headers: admin, json: ["name": "main"])
+            #expect(named.json?["name"] == "main")
+            let bare = try await api.call(.POST, "/admin/apps/\(app)/providers", 201, headers: admin)
+            #expect(!bare.text.contains("\"name\""))
+            try await api.call(.POST, "/admin/apps/\(UUID().lowercased)/providers", 404, headers: admin)
+            let keys = "/admin/apps/\(app)/providers/\(try api.uuid(bare, .providers))/keys"
+            let publicKey = try TestKeys.key(0).publicKey.pemRepresentation
+            let key = try api.uuid(try await api.call(.POST, keys, 201, headers: admin, json: ["public_key": .string(publicKey)]), .keys)
+            try await api.call(.POST, keys, 422, headers: admin, json: ["public_key": "nope"])
+            try await api.call(.POST, "/admin/apps/\(app)/providers/\(UUID().lowercased)/keys", 404, headers: admin,
+                               json: ["public_key": .string(publicKey)])
+            let disabled = try await api.call(.PATCH, "\(keys)/\(key)", 200, headers: admin, json: ["enabled": false])
+            #expect(disabled.json?["enabled"] == false)
+            try await api.call(.PATCH, "\(keys)/\(key)", 422, headers: admin, json: [:])
+            try await api.call(.DELETE, "\(keys)/\(key)", 204, headers: admin)
+            try await api.call(.DELETE, "\(keys)/\(key)", 404, headers: admin)
+
+            let minted = try await api.call(.POST, "/admin/apps/\(app)/tokens", 201, headers: admin)
+            let tokenID = try api.uuid(minted, .tokens)
+            try await api.call(.DELETE, "/admin/apps/\(app)/tokens/\(tokenID)", 204, headers: admin)
+            try await api.call(.DELETE, "/admin/apps/\(app)/tokens/\(tokenID)", 404, headers: admin)
+
+            _ = try await api.auth.session(user: "pat")
+            let fixtureApp = api.auth.app.id.lowercased
+            try await api.call(.POST, "/admin/apps/\(fixtureApp)/users/pat/challenge", 204, headers: admin)
+            try await api.call(.POST, "/admin/apps/\(fixtureApp)/users/nobody/challenge", 404, headers: admin)
+            try await api.call(.DELETE, "/admin/certificates/\(UUID().lowercased)", 404, headers: admin)
+        }
+    }
+
+    @Test func serverAPIResponsesMatchTheDocument() async throws {
+        try await Self.withDocument { api in
+            let auth = api.auth
+            let token = try await auth.serverAPIToken()
+            let bearer = [("Authorization", "Bearer \(token)")]
+            let app = "/apps/\(auth.app.id.lowercased)"
+            let patch = MediaType.layerPatch
+            let ttl: JSONValue = [["operation": "set", "property": "session_ttl_in_seconds", "value": 7200]]
+            _ = try await auth.session(user: "quinn")
+
+            try await api.call(.PATCH, app, 202, headers: bearer, json: ttl, contentType: patch)
+            try await api.call(
+                .POST, app, 202, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: ttl, contentType: patch,
+                documentedAs: "PATCH")
+            try await api.call(.PATCH, app, 401, json: ttl, contentType: patch)
+            try await api.call(.PATCH, app, 401, headers: [("Authorization", "Bearer \(token)x")],
+                               json: ttl, contentType: patch)
+            #expect(try await api.call(.PATCH, app, 406, headers: bearer, json: ttl).json?["data"]?["header"] == "Content-Type")
+            try await api.call(.PATCH, app, 406, headers: bearer, json: ttl, contentType: patch, accept: nil)
+            let unknown: JSONValue = [["operation": "set", "property": "colour", "value": "red"]]
+            try await api.call(.PATCH, app, 422, headers: bearer, json: unknown, contentType: patch)
+            try await api.call(.PATCH, app, 422, headers: bearer, json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 1]], contentType: patch)
+            try await api.call(.PATCH, app, 400, headers: bearer, json: ["operation": "set"], contentType: patch)
+            try await api.call(.PATCH, "/apps/not-an-app", 404, headers: bearer, json: ttl, contentType: patch)
+
+            let user = try await api.call(.GET, "\(app)/users/quinn", 200, headers: bearer)
+            #expect(user.json?["identity"]?["id"] == "layer:///identities/quinn")
+            #expect(user.json?["suspended"] == false)
+            try await api.call(.GET, "\(app)/users/nobody", 404, headers: bearer)
+            try await api.call(.GET, "\(app)/users/quinn", 401)
+
+            let suspend: JSONValue = [["operation": "set", "property": "suspended", "value": true]]
+            try await api.call(.PATCH, "\(app)/users/quinn", 202, headers: bearer, json: suspend, contentType: patch)
+            let refused = try await auth.createSession(token: try await auth.identityToken(user: "quinn"))
+            api.check(refused, "POST", "/sessions", 403)
+            #expect(refused.errorID == "user_suspended")
+            try await api.call(.PATCH, "\(app)/users/quinn", 422, headers: bearer,
+                               json: [["operation": "set", "property": "suspended", "value": "yes"]], contentType: patch)
+            try await api.call(.PATCH, "\(app)/users/quinn", 202, headers: bearer,
+                               json: [["operation": "set", "property": "suspended", "value": false]], contentType: patch)
+
+            try await api.call(.POST, "\(app)/users/quinn/challenge", 204, headers: bearer)
+            try await api.call(.POST, "\(app)/users/nobody/challenge", 404, headers: bearer)
+            try await api.call(.DELETE, "\(app)/users/quinn/sessions", 204, headers: bearer)
+            try await api.call(.DELETE, "\(app)/users/nobody/sessions", 404, headers: bearer)
+            try await api.call(.DELETE, "\(app)/users/quinn/sessions", 406, headers: bearer, accept: nil)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import LayerModels
+import LayerTesting
+import Testing
+
+/// The `layer` binary as a person uses it: `layer dev` on its own private PostgreSQL, the curl
+/// walk-through of the README, the admin and token commands, a clean stop and a restart.
+@Suite(.serialized) struct LayerDevTests {
+    struct DevJSON: Decodable {
+        var base_url: String
+        var operator_token: String
+        var app_id: String
+        var provider_id: String
+        var key_id: String
+        var private_key_path: String
+    }
+
+    /// Starts `layer dev` on a free port in `directory` and waits for its dev.json.
+    func startDev(in directory: URL) async throws -> (ChildProcess, DevJSON) {
+        let devJSON = directory.appendingPathComponent("dev.json")
+        let started = Date()
+        let child = try ChildProcess(
+            try ChildProcess.builtProduct("layer"), ["dev", "--port", "0", "--data-dir", directory.path],
+            environment: ["LAYER_DATABASE_URL": "", "LOG_LEVEL": "info"])
+        for _ in 0..<600 {
+            let written = (try? FileManager.default.attributesOfItem(atPath: devJSON.path)[.modificationDate]) as? Date
+            if let written, written > started, let data = try? Data(contentsOf: devJSON),
+                let info = try? JSONDecoder().decode(DevJSON.self, from: data)
+            {
+                return (child, info)
+            }
+            if let status = try await child.wait(timeout: .milliseconds(100)) {
+                throw FixtureError("layer dev exited with \(status): \(child.output)")
+            }
+        }
+        child.signal(SIGKILL)
+        throw FixtureError("layer dev did not write dev.json: \(child.output)")
+    }
+
+    /// Runs `body` against a `layer dev` in a fresh directory, then stops it and waits for the end.
+    func withDev(_ body: (URL, DevJSON) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-dev-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (dev, info) = try await startDev(in: directory)
+        do {
+            try await body(directory, info)
+        } catch {
+            dev.signal(SIGTERM)
+            _ = try await dev.wait(timeout: .seconds(30))
+            throw error
+        }
+        dev.signal(SIGTERM)
+        #expect(try await dev.wait(timeout: .seconds(30)) == 0)
+    }
+
+    func layer(_ arguments: [String]) async throws -> String {
+        let result = try await ChildProcess.run(try ChildProcess.builtProduct("layer"), arguments)
+        guard result.status == 0 else { throw FixtureError("layer \(arguments) failed: \(result.output)") }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func walkThroughStopAndRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-dev-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let (dev, info) = try await startDev(in: directory)
+        let client = TestClient(baseURL: info.base_url)
+        #expect(dev.output.contains("Layerline is running at \(info.base_url)"))
+
+        // The README's walk-through.
+        let nonce = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
+        let token = try await layer(["token", "--user", "alice", "--nonce", nonce, "--data-dir", directory.path])
+        let created = try await client.request(
+            .POST, "/sessions", json: ["identity_token": .string(token), "app_id": .string(info.app_id)])
+        #expect(created.status == 201)
+        let session = try #require(created.json?["session_token"]?.stringValue)
+        let current = try await client.request(.GET, "/sessions/current", headers: AuthFixture.sessionHeader(session))
+        #expect(current.json?["user_id"] == "alice")
+
+        // A clean stop on SIGTERM: the process ends and so does its PostgreSQL.
+        dev.signal(SIGTERM)
+        #expect(try await dev.wait(timeout: .seconds(30)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("postgres/postmaster.pid").path))
+
+        // A restart keeps the data: the same demo app, and the session still works.
+        let (again, restarted) = try await startDev(in: directory)
+        defer { again.signal(SIGTERM) }
+        #expect(restarted.app_id == info.app_id)
+        #expect(restarted.key_id == info.key_id)
+        let after = try await TestClient(baseURL: restarted.base_url)
+            .request(.GET, "/sessions/current", headers: AuthFixture.sessionHeader(session))
+        #expect(after.status == 200)
+        again.signal(SIGINT)
+        #expect(try await again.wait(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func adminCommandsManageAppsKeysAndTokens() async throws {
+        try await withDev { directory, info in try await adminCommands(directory: directory, info: info) }
+    }
+
+    func adminCommands(directory: URL, info: DevJSON) async throws {
+        let common = ["--data-dir", directory.path]
+
+        let app = try await layer(["admin", "create-app", "--name", "Cli app"] + common)
+        #expect(LayerID(parsing: app, as: .apps) != nil)
+
+        let keyFile = directory.appendingPathComponent("cli-key.pem")
+        try Data(try TestKeys.key(4).pemRepresentation.utf8).write(to: keyFile)
+        let added = try await layer(["admin", "add-key", "--app", app, "--public-key", keyFile.path] + common)
+        let kid = try #require(added.split(separator: "\n").first { $0.hasPrefix("kid: ") }?.dropFirst(5))
+        let iss = try #require(added.split(separator: "\n").first { $0.hasPrefix("iss: ") }?.dropFirst(5))
+
+        // A token signed with that key, via `layer token` with explicit key options, opens a session.
+        let client = TestClient(baseURL: info.base_url)
+        let nonce = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
+        let token = try await layer([
+            "token", "--user", "zoe", "--nonce", nonce, "--key", keyFile.path, "--kid", String(kid), "--iss", String(iss),
+        ])
+        #expect(
+            try await client.request(.POST, "/sessions", json: ["identity_token": .string(token), "app_id": .string(app)])
+                .status == 201)
+
+        // Disabled, its tokens are refused.
+        _ = try await layer(["admin", "disable-key", "--app", app, "--provider", String(iss), "--key", String(kid)] + common)
+        let nonce2 = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
+        let refused = try await layer([
+            "token", "--user", "zoe", "--nonce", nonce2, "--key", keyFile.path, "--kid", String(kid), "--iss", String(iss),
+        ])
+        let answer = try await client.request(.POST, "/sessions", json: ["identity_token": .string(refused), "app_id": .string(app)])
+        #expect(answer.errorReason == "eit_key_disabled")
+
+        // A Server API token works on the Server API until revoked.
+        let minted = try await layer(["admin", "create-token", "--app", app] + common)
+        let tokenID = try #require(minted.split(separator: "\n").first { $0.hasPrefix("id: ") }?.dropFirst(4))
+        let serverToken = try #require(minted.split(separator: "\n").first { $0.hasPrefix("token: ") }?.dropFirst(7))
+        let appPath = "/apps/\(LayerID(parsing: app, as: .apps)!.uuid.lowercased)/users/zoe"
+        let bearer = [("Authorization", "Bearer \(serverToken)")]
+        #expect(try await client.request(.GET, appPath, headers: bearer).status == 200)
+        _ = try await layer(["admin", "revoke-token", "--app", app, "--token", String(tokenID)] + common)
+        #expect(try await client.request(.GET, appPath, headers: bearer).status == 401)
+    }
+}

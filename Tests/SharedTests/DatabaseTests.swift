@@ -1,0 +1,94 @@
+import Foundation
+import LayerServer
+import LayerTesting
+import Logging
+import PostgresNIO
+import Testing
+
+/// Migrations and the embedded PostgreSQL, against real PostgreSQL.
+@Suite struct DatabaseTests {
+    func withPostgres<T: Sendable>(_ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        let client = try await TestDatabase.settings().makeClient(logger: .test)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+
+    func runner(_ schema: String) -> MigrationRunner {
+        MigrationRunner(
+            schema: schema,
+            migrations: [
+                Migration(1, "create_things", ["CREATE TABLE \(schema).things (id integer PRIMARY KEY)"]),
+                Migration(2, "add_name", ["ALTER TABLE \(schema).things ADD COLUMN name text"]),
+            ])
+    }
+
+    @Test func migrationsApplyOnceAndInOrder() async throws {
+        try await withPostgres { postgres in
+            let schema = "migrations_\(UUID().uuidString.prefix(8).lowercased())"
+            #expect(try await runner(schema).run(on: postgres, logger: .test) == [1, 2])
+            #expect(try await runner(schema).run(on: postgres, logger: .test) == [])
+            try await postgres.query(PostgresQuery(unsafeSQL: "INSERT INTO \(schema).things (id, name) VALUES (1, 'x')"))
+        }
+    }
+
+    @Test func replicasStartingAtOnceApplyEachMigrationOnce() async throws {
+        try await withPostgres { postgres in
+            let schema = "migrations_\(UUID().uuidString.prefix(8).lowercased())"
+            let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<6 { group.addTask { try await runner(schema).run(on: postgres, logger: .test) } }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(applied.sorted() == [1, 2])
+            let rows = try await postgres.query(
+                PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(schema).schema_migrations"))
+            for try await count in rows.decode(Int.self) { #expect(count == 2) }
+        }
+    }
+
+    @Test func aFailingMigrationLeavesNothingBehind() async throws {
+        try await withPostgres { postgres in
+            let schema = "migrations_\(UUID().uuidString.prefix(8).lowercased())"
+            let broken = MigrationRunner(
+                schema: schema,
+                migrations: [
+                    Migration(1, "create_things", ["CREATE TABLE \(schema).things (id integer PRIMARY KEY)"]),
+                    Migration(2, "broken", ["ALTER TABLE \(schema).nothing ADD COLUMN x text"]),
+                ])
+            await #expect(throws: (any Error).self) { try await broken.run(on: postgres, logger: .test) }
+            // One transaction: the good first migration was rolled back with the bad second one.
+            let applied = try await runner(schema).run(on: postgres, logger: .test)
+            #expect(applied == [1, 2])
+        }
+    }
+
+    @Test func theEmbeddedClusterSurvivesARestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-embedded-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logger = Logger.test
+        let first = try EmbeddedPostgres.start(directory: directory, logger: logger)
+        try await Self.query(first.settings, "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('still here')")
+        first.stop()
+        let second = try EmbeddedPostgres.start(directory: directory, logger: logger)
+        defer { second.stop() }
+        #expect(try await Self.query(second.settings, "SELECT value FROM kept") == "still here")
+    }
+
+    /// Runs `sql` (statements separated by `; `) and returns the first column of the last row.
+    static func query(_ settings: DatabaseSettings, _ sql: String) async throws -> String? {
+        let client = settings.makeClient(logger: .test)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            var last: String?
+            for statement in sql.components(separatedBy: "; ") {
+                for try await row in try await client.query(PostgresQuery(unsafeSQL: statement)) {
+                    last = try? row.decode(String.self)
+                }
+            }
+            return last
+        }
+    }
+}
