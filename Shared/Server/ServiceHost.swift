@@ -44,7 +44,8 @@ public func buildApplication(
     logger: Logger
 ) throws -> some ApplicationProtocol {
     let router = Router(context: LayerRequestContext.self, options: .autoGenerateHeadEndpoints)
-    router.add(middleware: ErrorMiddleware())
+    let routeTable = RouteTable()
+    router.add(middleware: ErrorMiddleware(routes: routeTable))
     router.add(middleware: MetricsMiddleware())
     OperationalRoutes(
         postgres: postgres,
@@ -55,6 +56,7 @@ public func buildApplication(
     for service in services {
         service.addRoutes(to: router)
     }
+    routeTable.load(router)
 
     var app = Application(
         responder: MethodOverrideResponder(router.buildResponder()),

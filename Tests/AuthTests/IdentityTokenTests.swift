@@ -175,6 +175,19 @@ import _CryptoExtras
         }
     }
 
+    @Test
+    func nulCharacterInClaims() async throws {
+        try await AuthFixture.run { auth in
+            for claims: [String: JSONValue] in [["prn": "a\u{0}b"], ["display_name": "a\u{0}b"], ["avatar_url": "\u{0}"]] {
+                let nonce = try await auth.nonce()
+                try await expectRefused(auth, try token(auth, nonce: nonce, claims: claims), "eit_claim_wrong_type", nonce: nonce)
+            }
+            let response = try await post(auth, try token(auth, nonce: "a\u{0}b"))
+            #expect(response.status == 422)
+            #expect(response.errorProperty == "identity_token")
+        }
+    }
+
     // MARK: Nonces and users
 
     @Test func unknownExpiredAndSpentNonces() async throws {

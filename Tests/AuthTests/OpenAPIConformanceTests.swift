@@ -159,10 +159,16 @@ import X509
             try await api.call(.POST, "/nonces", 406, accept: nil)
             #expect(try await api.call(.POST, "/nonces", 406, accept: "application/vnd.layer+json; version=2.0").json?["data"]?["header"] == "Accept")
 
-            // What the router does not serve is not in the document either, and errs in its shape.
-            for (method, path) in [(HTTPMethod.GET, "/nonce"), (.GET, "/nonces"), (.PUT, "/sessions/current"), (.POST, "/internal/v1/nonces/x")] {
+            // What the router does not serve is not in the document either, and errs in its shape:
+            // 405 with `Allow` for a path served with other methods, 404 for one not served at all.
+            for (method, path, status) in [
+                (HTTPMethod.GET, "/nonce", 404), (.GET, "/nonces", 405), (.PUT, "/sessions/current", 405),
+                (.POST, "/internal/v1/nonces/x", 404),
+            ] {
                 let response = try await auth.client.request(method, path)
-                #expect(response.status == 404 && response.errorID == "invalid_endpoint", "\(method.rawValue) \(path)")
+                #expect(response.status == status, "\(method.rawValue) \(path)")
+                #expect(response.errorID == (status == 405 ? "method_not_allowed" : "invalid_endpoint"))
+                #expect((response.headers.first(name: "Allow") != nil) == (status == 405))
                 #expect(api.document.operation(method.rawValue, path) == nil, "\(method.rawValue) \(path) is documented")
                 #expect(api.document.validate(response.json ?? nil, ["$ref": "#/components/schemas/Error"]).isEmpty)
             }

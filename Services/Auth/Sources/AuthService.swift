@@ -43,7 +43,8 @@ public struct AuthService: LayerService {
     /// database rather than over HTTP.
     public var sessionAuthenticator: SessionAuthenticator {
         SessionAuthenticator(
-            introspector: LocalIntrospector(sessions: sessions), certificates: certificateReader, realm: server.realm)
+            introspector: LocalIntrospector(sessions: sessions), certificates: certificateReader, realm: server.realm,
+            challenges: RateLimiter(settings.rateLimits.nonces))
     }
 
     public func addRoutes(to router: Router<LayerRequestContext>) {

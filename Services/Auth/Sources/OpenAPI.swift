@@ -190,8 +190,6 @@ paths:
         '201':
           description: The issued certificate.
           headers:
-            Location:
-              $ref: '#/components/headers/Location'
             X-Request-Id:
               $ref: '#/components/headers/RequestId'
           content:

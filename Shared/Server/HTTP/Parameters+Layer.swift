@@ -19,3 +19,24 @@ extension Parameters {
         return raw.removingPercentEncoding ?? raw
     }
 }
+
+extension Parameters {
+    /// An app's user id from the path. One that no user can have (empty, over 128 characters, or
+    /// with a NUL) is simply not found.
+    public func appUserID(_ name: String) throws -> String {
+        let userID = decoded(name)
+        guard (1...128).contains(userID.count), !userID.contains("\u{0}") else {
+            throw APIError.notFound("The user '\(userID.replacingOccurrences(of: "\u{0}", with: "\\0"))'")
+        }
+        return userID
+    }
+}
+
+/// The checks every free-text name of the API takes: 1 to `maxLength` characters, no NUL.
+public func validateName(_ text: String, property: String, maxLength: Int = 128) throws -> String {
+    let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard (1...maxLength).contains(name.count), !name.contains("\u{0}") else {
+        throw APIError.invalid(property, "The \(property) must have 1 to \(maxLength) characters and no NUL.")
+    }
+    return name
+}

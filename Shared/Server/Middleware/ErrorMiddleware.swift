@@ -3,14 +3,18 @@ import HTTPTypes
 import Hummingbird
 import LayerModels
 import Logging
+import PostgresNIO
 
 /// The outermost middleware: gives every request an id (kept from `X-Request-Id` when the caller
 /// sent a sane one), puts it in the logs and the response, and renders every error in the API's
 /// shape. Anything that is not a client's fault is logged in full and answered with an opaque 500.
 public struct ErrorMiddleware: RouterMiddleware {
     public typealias Context = LayerRequestContext
+    let routes: RouteTable
 
-    public init() {}
+    public init(routes: RouteTable) {
+        self.routes = routes
+    }
 
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -22,7 +26,7 @@ public struct ErrorMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            response = try Self.render(error, request: request, context: context)
+            response = try render(error, request: request, context: context)
         }
         response.headers[.requestID] = requestID
         return response
@@ -37,15 +41,27 @@ public struct ErrorMiddleware: RouterMiddleware {
         return UUID().uuidString.lowercased()
     }
 
-    static func render(_ error: any Error, request: Request, context: Context) throws -> Response {
-        let apiError: APIError
+    func render(_ error: any Error, request: Request, context: Context) throws -> Response {
+        var apiError: APIError
         switch error {
         case let error as APIError:
             apiError = error
         case let error as DecodingError:
             apiError = APIError(decoding: error)
+        case let error as PSQLError where error.sqlState == "22021" || error.sqlState == "22P05":
+            // Text PostgreSQL cannot store (a NUL character): the client's input, not our fault.
+            apiError = APIError(.invalidRequest, "Text values must not contain NUL characters.")
         case let error as any HTTPResponseError:
             apiError = APIError(status: error.status, request: request, context: context)
+            if apiError.body.id == ErrorID.invalidEndpoint.rawValue {
+                let allowed = routes.methods(for: request.uri.path)
+                if !allowed.isEmpty {
+                    let allow = allowed.map(\.rawValue).sorted().joined(separator: ", ")
+                    apiError = APIError(
+                        .methodNotAllowed, "\(request.method.rawValue) is not supported here; use \(allow).",
+                        headers: [.allow: allow])
+                }
+            }
         default:
             context.logger.error(
                 "Unexpected error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])

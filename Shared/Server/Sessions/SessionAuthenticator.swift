@@ -16,15 +16,18 @@ public struct SessionAuthenticator: RouterMiddleware {
     let certificates: ClientCertificateReader
     let realm: String
     let allowsQueryToken: Bool
+    /// Every challenge stores a nonce, so challenges are limited per address like `POST /nonces`.
+    let challenges: RateLimiter
 
     public init(
         introspector: any SessionIntrospector, certificates: ClientCertificateReader, realm: String,
-        allowsQueryToken: Bool = false
+        allowsQueryToken: Bool = false, challenges: RateLimiter = RateLimiter(.init(rate: 20, burst: 60))
     ) {
         self.introspector = introspector
         self.certificates = certificates
         self.realm = realm
         self.allowsQueryToken = allowsQueryToken
+        self.challenges = challenges
     }
 
     public func handle(
@@ -36,27 +39,27 @@ public struct SessionAuthenticator: RouterMiddleware {
         switch credential {
         case .sessionToken(let token):
             let answer = try await introspector.introspect(token: token, logger: context.logger)
-            context.session = try await session(from: answer, presented: thumbprint, logger: context.logger)
+            context.session = try await session(from: answer, presented: thumbprint, context: context)
             return try await next(request, context)
         case .identityToken(let token):
             let created = try await introspector.createSession(
                 identityToken: token, certificateThumbprint: thumbprint, logger: context.logger)
-            context.session = try await session(from: created.session, presented: thumbprint, logger: context.logger)
+            context.session = try await session(from: created.session, presented: thumbprint, context: context)
             var response = try await next(request, context)
             response.headers[.layerUserID] = created.session.userID
             response.headers[.layerSessionToken] = created.sessionToken
             response.headers[.layerSessionTTL] = String(created.ttlSeconds)
             return response
         case .none:
-            throw try await challenge("This request needs a session.", logger: context.logger)
+            throw try await challenge("This request needs a session.", context: context)
         case .malformed:
             throw try await challenge(
-                "The Authorization header must be of the form: Layer session-token=\"…\".", logger: context.logger)
+                "The Authorization header must be of the form: Layer session-token=\"…\".", context: context)
         }
     }
 
     private func session(
-        from answer: InternalAPI.IntrospectResponse, presented thumbprint: String?, logger: Logger
+        from answer: InternalAPI.IntrospectResponse, presented thumbprint: String?, context: Context
     ) async throws -> AuthenticatedSession {
         guard answer.active, let userID = answer.userID, let appText = answer.appID,
             let app = LayerID(parsing: appText, as: .apps)
@@ -64,12 +67,12 @@ public struct SessionAuthenticator: RouterMiddleware {
             if answer.reason == "suspended" {
                 throw APIError(.userSuspended, "This user is suspended.")
             }
-            throw try await challenge(Self.message(for: answer.reason), logger: logger)
+            throw try await challenge(Self.message(for: answer.reason), context: context)
         }
         if let bound = answer.cnf?.x5tS256, bound != thumbprint {
             // RFC 8705: a certificate-bound token is only good over a connection with that certificate.
             throw try await challenge(
-                "This session is bound to a client certificate that this connection did not present.", logger: logger)
+                "This session is bound to a client certificate that this connection did not present.", context: context)
         }
         return AuthenticatedSession(
             userID: userID, appID: app.uuid, identity: answer.identity, expiresAt: answer.expiresAt,
@@ -81,13 +84,16 @@ public struct SessionAuthenticator: RouterMiddleware {
         case "expired": "The session has expired; authenticate again."
         case "challenged": "The session was challenged; authenticate again with the new nonce."
         case "revoked": "The session was ended; authenticate again."
-        case "certificate_revoked": "The client certificate of this session was revoked."
+        case "certificate_revoked": "The client certificate of this session was revoked or has expired."
         default: "The session token is not valid; authenticate with the new nonce."
         }
     }
 
-    private func challenge(_ message: String, logger: Logger) async throws -> APIError {
-        let nonce = try await introspector.challengeNonce(logger: logger)
+    private func challenge(_ message: String, context: Context) async throws -> APIError {
+        guard challenges.allow(context.remoteIP ?? "unknown") else {
+            return APIError(.rateLimitExceeded, "Too many unauthenticated requests; slow down.", headers: [.retryAfter: "1"])
+        }
+        let nonce = try await introspector.challengeNonce(logger: context.logger)
         return APIError.authenticationRequired(message, nonce: nonce, realm: realm)
     }
 }

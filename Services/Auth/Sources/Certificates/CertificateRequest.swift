@@ -20,6 +20,9 @@ struct CertificateRequest: Sendable {
         } else {
             try self.init(layerCSR: trimmed)
         }
+        guard (1...128).contains(deviceID.count), !deviceID.contains("\u{0}") else {
+            throw APIError.invalid("csr", "The device id must have 1 to 128 characters.")
+        }
     }
 
     private init(pkcs10 pem: String) throws {
@@ -63,9 +66,6 @@ struct CertificateRequest: Sendable {
             userAgent = try jws.claimString("uat", required: false)
         } catch let failure as TokenFailure {
             throw failure.apiError(property: "csr")
-        }
-        guard deviceID.count <= 128 else {
-            throw APIError.invalid("csr", "The device id (prn) is longer than 128 characters.")
         }
     }
 }

@@ -98,10 +98,7 @@ struct AdminController: Sendable {
 
     @Sendable func createApp(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(CreateApp.self)
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...128).contains(name.count) else {
-            throw APIError.invalid("name", "The name must have 1 to 128 characters.")
-        }
+        let name = try validateName(body.name, property: "name")
         let app = try await apps.createApp(name: name, logger: context.logger)
         var response = try Response.json(AppResponse(app), status: .created)
         response.headers[.location] = "/admin/apps/\(app.id.lowercased)"
@@ -128,9 +125,10 @@ struct AdminController: Sendable {
     @Sendable func createProvider(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try await app(context)
         let body = try await request.decodeOptionalJSON(CreateProvider.self) ?? CreateProvider(name: nil)
-        let id = try await apps.createProvider(app: app.id, name: body.name, logger: context.logger)
+        let name = try body.name.map { try validateName($0, property: "name") }
+        let id = try await apps.createProvider(app: app.id, name: name, logger: context.logger)
         return try Response.json(
-            ProviderResponse(id: LayerID(.providers, id).uri, appID: LayerID(.apps, app.id).uri, name: body.name),
+            ProviderResponse(id: LayerID(.providers, id).uri, appID: LayerID(.apps, app.id).uri, name: name),
             status: .created)
     }
 
@@ -183,7 +181,7 @@ struct AdminController: Sendable {
 
     @Sendable func challengeUser(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try await app(context)
-        let user = context.parameters.decoded("user")
+        let user = try context.parameters.appUserID("user")
         guard try await sessions.user(app: app.id, userID: user, logger: context.logger) != nil else {
             throw APIError.notFound("The user")
         }

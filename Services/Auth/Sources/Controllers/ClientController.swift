@@ -108,8 +108,6 @@ struct ClientController: Sendable {
     @Sendable func createCertificate(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(CreateCertificate.self, limit: 32 * 1024)
         let issued = try await certificates.certify(CertificateRequest(body.csr), logger: context.logger)
-        var response = try Response.json(issued.response, status: .created)
-        response.headers[.location] = "/certificates/\(issued.id.lowercased)"
-        return response
+        return try Response.json(issued.response, status: .created)
     }
 }

@@ -99,7 +99,7 @@ struct ServerAPIController: Sendable {
 
     private func existingUser(_ context: LayerRequestContext) async throws -> (UUID, UserRecord) {
         let app = try context.parameters.layerID("app", as: .apps).uuid
-        let userID = context.parameters.decoded("user")
+        let userID = try context.parameters.appUserID("user")
         guard let user = try await sessions.user(app: app, userID: userID, logger: context.logger) else {
             throw APIError.notFound("The user '\(userID)'")
         }
@@ -121,11 +121,11 @@ struct AppSettingsPatch {
             }
             switch (operation.property, operation.value) {
             case ("session_ttl_in_seconds", .number(let value)?):
-                guard value.rounded() == value, Self.sessionTTLRange.contains(Int(value)) else {
+                guard let seconds = Int(exactly: value), Self.sessionTTLRange.contains(seconds) else {
                     throw APIError.invalid(
                         "session_ttl_in_seconds", "session_ttl_in_seconds must be a whole number within 30...31536000.")
                 }
-                sessionTTLSeconds = Int(value)
+                sessionTTLSeconds = seconds
             case ("require_certified_connections", .bool(let value)?):
                 requireCertified = value
             case ("session_ttl_in_seconds", _), ("require_certified_connections", _):

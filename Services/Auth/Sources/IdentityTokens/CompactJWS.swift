@@ -107,6 +107,9 @@ struct CompactJWS: Sendable {
         guard case .string(let text) = value, !(required && text.isEmpty) else {
             throw TokenFailure(.claimWrongType, "the claim '\(name)' must be a non-empty string.")
         }
+        guard !text.contains("\u{0}") else {
+            throw TokenFailure(.claimWrongType, "the claim '\(name)' must not contain NUL characters.")
+        }
         return text
     }
 

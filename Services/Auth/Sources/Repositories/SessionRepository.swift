@@ -18,6 +18,7 @@ struct SessionRecord: Sendable {
     var challenged: Bool
     var suspended: Bool
     var certificateThumbprint: String?
+    /// The bound certificate was revoked or has expired.
     var certificateRevoked: Bool
 }
 
@@ -100,7 +101,7 @@ struct SessionRepository: Sendable {
             """
             SELECT s.id, s.app_id, s.user_id, u.display_name, u.avatar_url, u.first_name, u.last_name,
                    s.expires_at, s.challenged_at IS NOT NULL, u.suspended, s.certificate_thumbprint,
-                   c.revoked_at IS NOT NULL
+                   COALESCE(c.revoked_at IS NOT NULL OR c.expires_at <= now(), false)
             FROM auth.sessions s
             JOIN auth.users u ON u.app_id = s.app_id AND u.user_id = s.user_id
             LEFT JOIN auth.certificates c ON c.thumbprint = s.certificate_thumbprint
@@ -148,7 +149,9 @@ struct SessionRepository: Sendable {
         return count
     }
 
-    /// Suspends or reinstates a user; suspension also ends every session. False if no such user.
+    /// Suspends or reinstates a user. While suspended, the user's sessions answer 403
+    /// `user_suspended` and no new ones open; reinstating clears them, so the user signs in again.
+    /// False if there is no such user.
     func setSuspended(app: UUID, userID: String, suspended: Bool, logger: Logger) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
@@ -158,7 +161,7 @@ struct SessionRepository: Sendable {
                 """, logger: logger)
             var found = false
             for try await _ in rows { found = true }
-            if found && suspended {
+            if found && !suspended {
                 try await connection.query(
                     "DELETE FROM auth.sessions WHERE app_id = \(app) AND user_id = \(userID)", logger: logger)
             }
