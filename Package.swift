@@ -108,6 +108,16 @@ let package = Package(
                 path: "Services/Layer",
                 swiftSettings: swiftSettings
             ),
+            .executableTarget(
+                name: "layer-bench",
+                dependencies: [
+                    "LayerServer", "LayerAuth",
+                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                    .product(name: "_CryptoExtras", package: "swift-crypto"),
+                ],
+                path: "Benchmarks/AuthLoad",
+                swiftSettings: swiftSettings
+            ),
             .target(
                 name: "LayerTesting",
                 dependencies: [

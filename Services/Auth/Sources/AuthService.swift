@@ -50,7 +50,7 @@ public struct AuthService: LayerService {
     public func addRoutes(to router: Router<LayerRequestContext>) {
         ClientController(
             sessions: sessions, certificates: certificates, certificateReader: certificateReader,
-            authenticator: sessionAuthenticator, limits: settings.rateLimits
+            authenticator: sessionAuthenticator, limits: settings.rateLimits, trustedProxies: server.trustedProxies
         ).addRoutes(to: router)
         AdminController(
             apps: sessions.apps, sessions: sessions.sessions, certificates: sessions.certificates,

@@ -1217,7 +1217,8 @@ components:
     BasicIdentity:
       type: object
       additionalProperties: false
-      required: [id, user_id]
+      description: The Server API writes empty attributes as null.
+      required: [id, user_id, display_name, avatar_url, first_name, last_name]
       properties:
         id:
           type: string
@@ -1225,13 +1226,13 @@ components:
         user_id:
           type: string
         display_name:
-          type: string
+          type: [string, 'null']
         avatar_url:
-          type: string
+          type: [string, 'null']
         first_name:
-          type: string
+          type: [string, 'null']
         last_name:
-          type: string
+          type: [string, 'null']
     Liveness:
       type: object
       additionalProperties: false

@@ -30,8 +30,18 @@ public struct LayerRequestContext: RequestContext, Sendable {
         return session
     }
 
-    /// The peer's IP address, for rate limits and the trusted-proxy check.
+    /// The peer's IP address, for the trusted-proxy check.
     public var remoteIP: String? { channel.remoteAddress?.ipAddress }
+
+    /// The client's address: the peer's, or, when the peer is a trusted proxy, the last address
+    /// that proxy appended to `X-Forwarded-For`. What rate limits are keyed on.
+    public func clientIP(_ request: Request, trustedProxies: Set<String>) -> String {
+        let peer = remoteIP ?? "unknown"
+        guard trustedProxies.contains(peer), let forwarded = request.headers[.xForwardedFor],
+            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+        else { return peer }
+        return last
+    }
 }
 
 /// Who made an authenticated request.

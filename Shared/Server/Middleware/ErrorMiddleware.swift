@@ -102,4 +102,5 @@ extension HTTPField.Name {
     public static let methodOverride = Self("X-HTTP-Method-Override")!
     public static let link = Self("Link")!
     public static let forwardedProto = Self("X-Forwarded-Proto")!
+    public static let xForwardedFor = Self("X-Forwarded-For")!
 }

@@ -57,15 +57,17 @@ public final class RateLimiter: Sendable {
 public struct RateLimitMiddleware: RouterMiddleware {
     public typealias Context = LayerRequestContext
     let limiter: RateLimiter
+    let trustedProxies: Set<String>
 
-    public init(_ limiter: RateLimiter) {
+    public init(_ limiter: RateLimiter, trustedProxies: Set<String>) {
         self.limiter = limiter
+        self.trustedProxies = trustedProxies
     }
 
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard limiter.allow(context.remoteIP ?? "unknown") else {
+        guard limiter.allow(context.clientIP(request, trustedProxies: trustedProxies)) else {
             throw APIError(
                 .rateLimitExceeded, "Too many requests from this address; try again shortly.",
                 headers: [.retryAfter: "1"])

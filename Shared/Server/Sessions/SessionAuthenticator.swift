@@ -39,27 +39,29 @@ public struct SessionAuthenticator: RouterMiddleware {
         switch credential {
         case .sessionToken(let token):
             let answer = try await introspector.introspect(token: token, logger: context.logger)
-            context.session = try await session(from: answer, presented: thumbprint, context: context)
+            context.session = try await session(from: answer, presented: thumbprint, request: request, context: context)
             return try await next(request, context)
         case .identityToken(let token):
             let created = try await introspector.createSession(
                 identityToken: token, certificateThumbprint: thumbprint, logger: context.logger)
-            context.session = try await session(from: created.session, presented: thumbprint, context: context)
+            context.session = try await session(
+                from: created.session, presented: thumbprint, request: request, context: context)
             var response = try await next(request, context)
             response.headers[.layerUserID] = created.session.userID
             response.headers[.layerSessionToken] = created.sessionToken
             response.headers[.layerSessionTTL] = String(created.ttlSeconds)
             return response
         case .none:
-            throw try await challenge("This request needs a session.", context: context)
+            throw try await challenge("This request needs a session.", request: request, context: context)
         case .malformed:
             throw try await challenge(
-                "The Authorization header must be of the form: Layer session-token=\"…\".", context: context)
+                "The Authorization header must be of the form: Layer session-token=\"…\".", request: request,
+                context: context)
         }
     }
 
     private func session(
-        from answer: InternalAPI.IntrospectResponse, presented thumbprint: String?, context: Context
+        from answer: InternalAPI.IntrospectResponse, presented thumbprint: String?, request: Request, context: Context
     ) async throws -> AuthenticatedSession {
         guard answer.active, let userID = answer.userID, let appText = answer.appID,
             let app = LayerID(parsing: appText, as: .apps)
@@ -67,12 +69,13 @@ public struct SessionAuthenticator: RouterMiddleware {
             if answer.reason == "suspended" {
                 throw APIError(.userSuspended, "This user is suspended.")
             }
-            throw try await challenge(Self.message(for: answer.reason), context: context)
+            throw try await challenge(Self.message(for: answer.reason), request: request, context: context)
         }
         if let bound = answer.cnf?.x5tS256, bound != thumbprint {
             // RFC 8705: a certificate-bound token is only good over a connection with that certificate.
             throw try await challenge(
-                "This session is bound to a client certificate that this connection did not present.", context: context)
+                "This session is bound to a client certificate that this connection did not present.", request: request,
+                context: context)
         }
         return AuthenticatedSession(
             userID: userID, appID: app.uuid, identity: answer.identity, expiresAt: answer.expiresAt,
@@ -89,8 +92,8 @@ public struct SessionAuthenticator: RouterMiddleware {
         }
     }
 
-    private func challenge(_ message: String, context: Context) async throws -> APIError {
-        guard challenges.allow(context.remoteIP ?? "unknown") else {
+    private func challenge(_ message: String, request: Request, context: Context) async throws -> APIError {
+        guard challenges.allow(context.clientIP(request, trustedProxies: certificates.trustedProxies)) else {
             return APIError(.rateLimitExceeded, "Too many unauthenticated requests; slow down.", headers: [.retryAfter: "1"])
         }
         let nonce = try await introspector.challengeNonce(logger: context.logger)

@@ -12,6 +12,7 @@ struct ClientController: Sendable {
     let certificateReader: ClientCertificateReader
     let authenticator: SessionAuthenticator
     let limits: AuthSettings.RateLimits
+    let trustedProxies: Set<String>
 
     struct NonceResponse: Codable { var nonce: String }
 
@@ -48,15 +49,15 @@ struct ClientController: Sendable {
     func addRoutes(to router: Router<LayerRequestContext>) {
         let api = router.group().add(middleware: AcceptHeaderMiddleware())
         api.group("nonces")
-            .add(middleware: RateLimitMiddleware(RateLimiter(limits.nonces)))
+            .add(middleware: RateLimitMiddleware(RateLimiter(limits.nonces), trustedProxies: trustedProxies))
             .post(use: createNonce)
         api.group("sessions")
-            .add(middleware: RateLimitMiddleware(RateLimiter(limits.sessions)))
+            .add(middleware: RateLimitMiddleware(RateLimiter(limits.sessions), trustedProxies: trustedProxies))
             .post(use: createSession)
         api.delete("sessions/:token", use: deleteSession)
         api.group("sessions/current").add(middleware: authenticator).get(use: currentSession)
         api.group("certificates")
-            .add(middleware: RateLimitMiddleware(RateLimiter(limits.certificates)))
+            .add(middleware: RateLimitMiddleware(RateLimiter(limits.certificates), trustedProxies: trustedProxies))
             .post(use: createCertificate)
     }
 

@@ -31,6 +31,17 @@ struct ServerAPIController: Sendable {
             case lastName = "last_name"
         }
 
+        /// The Server API spells out empty attributes as `null` rather than leaving them out.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(userID, forKey: .userID)
+            try container.encode(displayName, forKey: .displayName)
+            try container.encode(avatarURL, forKey: .avatarURL)
+            try container.encode(firstName, forKey: .firstName)
+            try container.encode(lastName, forKey: .lastName)
+        }
+
         init(_ identity: InternalAPI.Identity) {
             id = LayerID.identity(userID: identity.userID)
             userID = identity.userID

@@ -1,0 +1,255 @@
+import AsyncHTTPClient
+import Foundation
+import LayerAuth
+import LayerModels
+import LayerServer
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import ServiceLifecycle
+import _CryptoExtras
+
+/// `layer-bench`: load figures for BENCHMARKS.md. Starts a private PostgreSQL and the auth service
+/// in this process (like `layer dev`), then drives it over loopback HTTP with concurrent clients.
+///
+///     swift run -c release layer-bench [--clients 8] [--sessions 4000] [--seconds 5]
+@main
+struct Bench {
+    static func main() async throws {
+        let options = Options(CommandLine.arguments.dropFirst())
+        var logger = Logger(label: "bench")
+        logger.logLevel = .warning
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-bench-\(getpid())")
+        let embedded = try EmbeddedPostgres.start(directory: directory, logger: logger)
+        defer {
+            embedded.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+        var database = embedded.settings
+        database.maxConnections = options.connections
+        let operatorToken = Secrets.randomToken()
+        var server = ServerSettings(internalToken: Secrets.randomToken())
+        server.port = 0
+        server.database = database
+        let postgres = database.makeClient(logger: logger)
+        let unlimited = RateLimiter.Limit(rate: 1e9, burst: 1e9)
+        let auth = AuthService(
+            settings: AuthSettings(
+                operatorToken: operatorToken, caSource: .database(secret: "bench"),
+                rateLimits: .init(nonces: unlimited, sessions: unlimited, certificates: unlimited)),
+            server: server, postgres: postgres)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try buildApplication(
+            services: [auth], settings: server, postgres: postgres,
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = await iterator.next()!
+            let runner = Runner(
+                base: "http://127.0.0.1:\(port)", operatorToken: operatorToken, internalToken: server.internalToken,
+                options: options)
+            try await runner.run()
+            try await idleMemory(database: database, logger: logger)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+}
+
+/// Starts the `layer-auth` binary built beside this one, lets it settle, and reports its resident
+/// memory while idle.
+func idleMemory(database: DatabaseSettings, logger: Logger) async throws {
+    let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    let binary = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("layer-auth").path
+    guard FileManager.default.isExecutableFile(atPath: binary) else {
+        print("idle memory: build layer-auth first (swift build -c release --product layer-auth)")
+        return
+    }
+    let environment = [
+        "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": "bench", "LAYER_OPERATOR_TOKEN": "bench",
+        "LAYER_CA_KEY_SECRET": "bench", "LAYER_PORT": "0", "LAYER_HOST": "127.0.0.1", "LOG_LEVEL": "error",
+    ]
+    var pid = pid_t()
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(binary), nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    guard posix_spawn(&pid, binary, nil, nil, argv, envp) == 0 else { return }
+    try await Task.sleep(for: .seconds(5))
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? "VmRSS: ?"
+    print("idle layer-auth after 5 s: \(rss.replacingOccurrences(of: "VmRSS:", with: "").trimmingCharacters(in: .whitespaces))")
+    kill(pid, SIGTERM)
+    var exitStatus: Int32 = 0
+    waitpid(pid, &exitStatus, 0)
+}
+
+struct Options {
+    var clients = 8
+    var sessions = 4000
+    var seconds = 5.0
+    var connections = 20
+
+    init(_ arguments: ArraySlice<String>) {
+        var arguments = arguments
+        while let flag = arguments.popFirst() {
+            let value = arguments.popFirst() ?? ""
+            switch flag {
+            case "--clients": clients = Int(value) ?? clients
+            case "--sessions": sessions = Int(value) ?? sessions
+            case "--seconds": seconds = Double(value) ?? seconds
+            case "--connections": connections = Int(value) ?? connections
+            default: print("unknown option \(flag)")
+            }
+        }
+    }
+}
+
+struct Runner {
+    let base: String
+    let operatorToken: String
+    let internalToken: String
+    let options: Options
+    /// Keeps up to eight connections per host, one per client at the default of eight clients.
+    let http = HTTPClient.shared
+
+    func run() async throws {
+        let (app, signer) = try await registerApp()
+        print("clients: \(options.clients), PostgreSQL pool: \(options.connections) connections")
+
+        // 1. Nonces, then sessions (tokens are signed between the two timed phases: signing is the
+        //    app backend's work, and RSA signing here would take the CPU the server needs).
+        let count = options.sessions
+        let (nonces, nonceSeconds) = try await timed(count) { _ in
+            try await call(.POST, "/nonces").json?["nonce"]?.stringValue ?? ""
+        }
+        let tokens = try nonces.map { try signer.token(userID: "user-\(Int.random(in: 0..<1000))", nonce: $0) }
+        let (sessions, sessionSeconds) = try await timed(count) { index in
+            try await call(
+                .POST, "/sessions", json: ["identity_token": .string(tokens[index]), "app_id": .string(app)]
+            ).json?["session_token"]?.stringValue ?? ""
+        }
+        let opened = sessions.filter { !$0.isEmpty }.count
+        report("POST /nonces", count, nonceSeconds)
+        report("POST /sessions", opened, sessionSeconds)
+        report("nonce + session pairs", opened, nonceSeconds + sessionSeconds)
+
+        // 2. Introspection over the internal API: every call reads PostgreSQL (a cache miss).
+        let live = Array(sessions.filter { !$0.isEmpty }.prefix(500))
+        let misses = try await forDuration { index in
+            _ = try await call(
+                .POST, "/internal/v1/introspect", json: ["token": .string(live[index % live.count])],
+                bearer: internalToken)
+        }
+        report("introspect, cache miss (HTTP + PostgreSQL)", misses.count, misses.seconds)
+
+        // 3. Authenticated requests to the auth service (its middleware introspects locally).
+        let authenticated = try await forDuration { index in
+            _ = try await call(.GET, "/sessions/current", session: live[index % live.count])
+        }
+        report("GET /sessions/current (authenticated)", authenticated.count, authenticated.seconds)
+
+        // 4. The other services' cache: what a cache hit costs inside a service.
+        let cache = CachingIntrospector(
+            HTTPSessionIntrospector(client: InternalClient(baseURL: base, token: internalToken, http: http)),
+            ttl: .seconds(60))
+        let logger = Logger(label: "bench")
+        for token in live { _ = try await cache.introspect(token: token, logger: logger) }
+        let hits = try await forDuration { index in
+            _ = try await cache.introspect(token: live[index % live.count], logger: logger)
+        }
+        report("introspect, cache hit (in process)", hits.count, hits.seconds)
+        print("resident memory of this process (server, PostgreSQL client and load generator): \(residentMB()) MB")
+    }
+
+    // MARK: Load
+
+    func timed<T: Sendable>(_ count: Int, _ work: @escaping @Sendable (Int) async throws -> T) async throws -> ([T], Double) {
+        let start = ContinuousClock.now
+        let results = try await withThrowingTaskGroup(of: [(Int, T)].self) { group in
+            for client in 0..<options.clients {
+                group.addTask {
+                    var done: [(Int, T)] = []
+                    for index in stride(from: client, to: count, by: options.clients) {
+                        done.append((index, try await work(index)))
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        return (results, seconds(since: start))
+    }
+
+    func forDuration(_ work: @escaping @Sendable (Int) async throws -> Void) async throws -> (count: Int, seconds: Double) {
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(options.seconds * 1000))
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for client in 0..<options.clients {
+                group.addTask {
+                    var index = client
+                    var done = 0
+                    while ContinuousClock.now < deadline {
+                        try await work(index)
+                        index += options.clients
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return (total, seconds(since: start))
+    }
+
+    func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    func report(_ what: String, _ count: Int, _ seconds: Double) {
+        let line = "\(what): \(count) in \(String(format: "%.2f", seconds)) s = \(String(format: "%.0f", Double(count) / seconds))/s"
+        print(line)
+    }
+
+    // MARK: HTTP
+
+    struct Answer { var status: UInt; var json: JSONValue? }
+
+    func call(
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, bearer: String? = nil, session: String? = nil
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        request.headers.add(name: "Accept", value: MediaType.layerJSON)
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        if let session { request.headers.add(name: "Authorization", value: "Layer session-token=\"\(session)\"") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: MediaType.json)
+            request.body = .bytes(ByteBuffer(data: try LayerJSONEncoder.make().encode(json)))
+        }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return Answer(status: response.status.code, json: try? LayerJSONDecoder.make().decode(JSONValue.self, from: body))
+    }
+
+    func registerApp() async throws -> (String, IdentityTokenSigner) {
+        let app = try await call(.POST, "/admin/apps", json: ["name": "bench"], bearer: operatorToken).json?["id"]?.stringValue ?? ""
+        let appPath = "/admin/apps/\(app.split(separator: "/").last!)"
+        let provider = try await call(.POST, appPath + "/providers", json: [:], bearer: operatorToken).json?["id"]?.stringValue ?? ""
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let kid = try await call(
+            .POST, appPath + "/providers/\(provider.split(separator: "/").last!)/keys",
+            json: ["public_key": .string(key.publicKey.pemRepresentation)], bearer: operatorToken
+        ).json?["id"]?.stringValue ?? ""
+        return (app, IdentityTokenSigner(privateKey: key, keyID: kid, providerID: provider))
+    }
+
+    func residentMB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+    }
+}
