@@ -43,6 +43,7 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
     logger: Logger
 ) throws -> some ApplicationProtocol {
+    _ = Observability.registry  // metrics recorded before the bootstrap would be lost
     let router = Router(context: LayerRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routeTable = RouteTable()
     router.add(middleware: ErrorMiddleware(routes: routeTable))

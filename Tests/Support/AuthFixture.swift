@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import HummingbirdTLS
 import LayerAuth
 import LayerModels
@@ -33,11 +34,12 @@ public struct AuthFixture: Sendable {
             certificates: .init(rate: 1000, burst: 1000)),
         settings: ServerSettings? = nil,
         tls: Bool = false,
+        caSource: AuthSettings.CASource = .database(secret: "test-ca-secret"),
+        logger: Logger = .test,
         _ body: @Sendable (AuthFixture) async throws -> T
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
-        let authSettings = AuthSettings(
-            operatorToken: operatorToken, caSource: .database(secret: "test-ca-secret"), rateLimits: rateLimits)
+        let authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource, rateLimits: rateLimits)
         let serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
         let makeTLS: @Sendable ([any LayerService]) throws -> TLSChannelConfiguration? = { services in
             guard tls, let auth = services.first as? AuthService else { return nil }
@@ -46,7 +48,9 @@ public struct AuthFixture: Sendable {
         let makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService] = { settings, postgres in
             [AuthService(settings: authSettings, server: settings, postgres: postgres)]
         }
-        return try await LiveServer.run(settings: serverSettings, tls: makeTLS, makeServices: makeServices) { server in
+        return try await LiveServer.run(
+            settings: serverSettings, logger: logger, tls: makeTLS, makeServices: makeServices
+        ) { server in
             let client = TestClient(baseURL: server.baseURL, http: server.http)
             let fixture = AuthFixture(
                 server: server, client: client, operatorToken: operatorToken,

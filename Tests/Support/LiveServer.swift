@@ -21,11 +21,11 @@ public struct LiveServer: Sendable {
     /// Builds the services with `makeServices`, serves them until `body` returns, then shuts down.
     public static func run<T: Sendable>(
         settings: ServerSettings? = nil,
+        logger: Logger = .test,
         tls: (@Sendable ([any LayerService]) throws -> TLSChannelConfiguration?)? = nil,
         makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService],
         _ body: @Sendable (LiveServer) async throws -> T
     ) async throws -> T {
-        let logger = Logger.test
         let database = try await TestDatabase.settings()
         var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
         serverSettings.host = "127.0.0.1"

@@ -64,7 +64,9 @@ public struct ErrorMiddleware: RouterMiddleware {
             }
         default:
             context.logger.error(
-                "Unexpected error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                "Unexpected error",
+                // The route's pattern, not the path: a path may hold a secret (DELETE /sessions/<token>).
+                metadata: ["error": "\(String(reflecting: error))", "route": "\(context.endpointPath ?? "?")"])
             apiError = APIError(.internalServerError, "An unexpected error occurred; it has been logged.")
         }
         if apiError.status.code >= 500, !(error is APIError) || apiError.body.id == ErrorID.internalServerError.rawValue {
