@@ -1,0 +1,51 @@
+import Foundation
+import LayerServer
+import LayerTesting
+import Testing
+
+/// The service executables and `layer migrate`, as an operator starts them.
+@Suite struct ExecutableTests {
+    @Test func layerAuthRefusesToStartAndListsEverythingMissing() async throws {
+        let child = try ChildProcess(
+            try ChildProcess.builtProduct("layer-auth"), [],
+            environment: [
+                "LAYER_DATABASE_URL": "", "LAYER_INTERNAL_TOKEN": "", "LAYER_OPERATOR_TOKEN": "", "LAYER_CA_KEY_SECRET": "",
+                "LAYER_PORT": "not-a-port",
+            ])
+        let status = try await child.wait(timeout: .seconds(30))
+        #expect(status == 78)
+        for missing in ["LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "LAYER_OPERATOR_TOKEN", "LAYER_CA_KEY_SECRET", "LAYER_PORT"] {
+            #expect(child.output.contains(missing), "\(missing) is not named: \(child.output)")
+        }
+    }
+
+    @Test func layerAuthServesOnItsOwn() async throws {
+        let database = try await TestDatabase.settings()
+        let port = Int.random(in: 20_000..<60_000)
+        let child = try ChildProcess(
+            try ChildProcess.builtProduct("layer-auth"), [],
+            environment: [
+                "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": "internal", "LAYER_OPERATOR_TOKEN": "operator",
+                "LAYER_CA_KEY_SECRET": "test-ca-secret", "LAYER_PORT": String(port), "LAYER_HOST": "127.0.0.1",
+            ])
+        let client = TestClient(baseURL: "http://127.0.0.1:\(port)")
+        var ready: TestResponse?
+        for _ in 0..<100 where ready?.status != 200 {
+            ready = try? await client.request(.GET, "/health/ready")
+            if ready?.status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(ready?.status == 200, "\(child.output)")
+        let created = try await client.request(.POST, "/admin/apps", headers: [("Authorization", "Bearer operator")], json: ["name": "standalone"])
+        #expect(created.status == 201)
+        child.signal(SIGTERM)
+        #expect(try await child.wait(timeout: .seconds(30)) == 0)
+    }
+
+    @Test func migrateReportsEachService() async throws {
+        let database = try await TestDatabase.settings()
+        let child = try ChildProcess(
+            try ChildProcess.builtProduct("layer"), ["migrate"], environment: ["LAYER_DATABASE_URL": database.url])
+        #expect(try await child.wait(timeout: .seconds(60)) == 0, "\(child.output)")
+        #expect(child.output.contains("auth: "))
+    }
+}
