@@ -44,7 +44,7 @@ struct DevCommand: AsyncParsableCommand {
             server: server, postgres: postgres)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let bootstrap = DemoBootstrap(
-            directory: directory, operatorToken: secrets.operatorToken, scheme: server.tlsCertificatePath == nil ? "http" : "https",
+            directory: directory, operatorToken: secrets.operatorToken, internalToken: secrets.internalToken, scheme: server.tlsCertificatePath == nil ? "http" : "https",
             host: host, ports: ports, logger: logger)
         let app = try buildApplication(
             services: suite.services, settings: server, postgres: postgres,
@@ -61,6 +61,7 @@ struct DevCommand: AsyncParsableCommand {
 struct DemoBootstrap: Service {
     let directory: URL
     let operatorToken: String
+    let internalToken: String
     let scheme: String
     let host: String
     let ports: AsyncStream<Int>
@@ -87,6 +88,7 @@ struct DemoBootstrap: Service {
         {
             info.baseURL = baseURL
             info.operatorToken = operatorToken
+            info.internalToken = internalToken
             try info.save(in: directory)
             return info
         }
@@ -97,7 +99,7 @@ struct DemoBootstrap: Service {
         let provider = try await client.createProvider(app: app)
         let key = try await client.registerKey(app: app, provider: provider, publicKeyPEM: privateKey.publicKey.pemRepresentation)
         let info = DevInfo(
-            baseURL: baseURL, operatorToken: operatorToken, appID: app, providerID: provider, keyID: key,
+            baseURL: baseURL, operatorToken: operatorToken, internalToken: internalToken, appID: app, providerID: provider, keyID: key,
             privateKeyPath: keyPath.path)
         try info.save(in: directory)
         return info

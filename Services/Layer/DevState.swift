@@ -30,6 +30,8 @@ struct DevSecrets: Codable {
 struct DevInfo: Codable {
     var baseURL: String
     var operatorToken: String
+    /// For scripts that call the internal API (`/internal/v1/introspect`) of the local suite.
+    var internalToken: String
     var appID: String
     var providerID: String
     var keyID: String
@@ -38,6 +40,7 @@ struct DevInfo: Codable {
     enum CodingKeys: String, CodingKey {
         case baseURL = "base_url"
         case operatorToken = "operator_token"
+        case internalToken = "internal_token"
         case appID = "app_id"
         case providerID = "provider_id"
         case keyID = "key_id"

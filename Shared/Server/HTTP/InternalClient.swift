@@ -40,18 +40,18 @@ public struct InternalClient: Sendable {
             do {
                 let response = try await http.execute(request, timeout: .init(timeout))
                 let bytes = try await response.body.collect(upTo: 4 * 1024 * 1024)
-                switch response.status.code {
-                case 200..<300:
+                let status = Int(response.status.code)
+                if (200..<300).contains(status) {
                     return try LayerJSONDecoder.make().decode(Answer.self, from: bytes)
-                case 502, 503, 504 where attempt < attempts && idempotent:
-                    break
-                default:
+                }
+                let retryable = [502, 503, 504].contains(status) && idempotent && attempt < attempts
+                if !retryable {
                     if let error = try? LayerJSONDecoder.make().decode(ErrorBody.self, from: bytes),
                         let id = ErrorID(rawValue: error.id), id.status < 500
                     {
                         throw APIError(id, error.message, data: error.data)
                     }
-                    logger.error("Internal call failed", metadata: ["path": "\(path)", "status": "\(response.status.code)"])
+                    logger.error("Internal call failed", metadata: ["path": "\(path)", "status": "\(status)"])
                     throw APIError(.serviceUnavailable, "A service this request depends on failed.")
                 }
             } catch let error as APIError {
