@@ -69,6 +69,12 @@ struct AdminCommand: AsyncParsableCommand {
         @Option(help: "The app id.") var app: String
         @Option(help: "The provider id (iss).") var provider: String
         @Option(help: "The key id (kid).") var key: String
+
+        func setEnabled(_ enabled: Bool, with client: OperatorClient) async throws {
+            _ = try await client.call(
+                .PATCH, client.keyPath(app: app, provider: provider, key: key), body: ["enabled": .bool(enabled)])
+            print("\(enabled ? "enabled" : "disabled") \(key)")
+        }
     }
 
     struct DisableKey: AsyncParsableCommand {
@@ -77,10 +83,7 @@ struct AdminCommand: AsyncParsableCommand {
         @OptionGroup var key: KeyOptions
 
         func run() async throws {
-            let client = try connection.client()
-            _ = try await client.call(
-                .PATCH, client.keyPath(app: key.app, provider: key.provider, key: key.key), body: ["enabled": false])
-            print("disabled \(key.key)")
+            try await key.setEnabled(false, with: connection.client())
         }
     }
 
@@ -90,10 +93,7 @@ struct AdminCommand: AsyncParsableCommand {
         @OptionGroup var key: KeyOptions
 
         func run() async throws {
-            let client = try connection.client()
-            _ = try await client.call(
-                .PATCH, client.keyPath(app: key.app, provider: key.provider, key: key.key), body: ["enabled": true])
-            print("enabled \(key.key)")
+            try await key.setEnabled(true, with: connection.client())
         }
     }
 

@@ -28,19 +28,13 @@ struct Sessions: Sendable {
     func open(
         identityToken: String, app appID: UUID?, certificateThumbprint: String?, renewing: String?, logger: Logger
     ) async throws -> Opened {
-        var app: AppRecord?
-        if let appID {
-            app = try await apps.app(appID, logger: logger)
-            guard app != nil else { throw APIError(.invalidAppID, "There is no app \(LayerID(.apps, appID).uri).", property: "app_id") }
-        }
         let verified: VerifiedIdentity
         do {
             verified = try await verifier.verify(identityToken, app: appID, logger: logger)
         } catch let failure as TokenFailure {
             throw failure.apiError(property: "identity_token")
         }
-        if app == nil { app = try await apps.app(verified.appID, logger: logger) }
-        guard let app else { throw APIError(.invalidAppID, "The token's app does not exist.", property: "app_id") }
+        let app = verified.app
 
         let boundThumbprint = try await usableCertificate(certificateThumbprint, logger: logger)
         if app.requireCertified && boundThumbprint == nil {
@@ -50,30 +44,43 @@ struct Sessions: Sendable {
         }
 
         let identity = verified.identity
-        let token = try await postgres.transaction(logger: logger) { connection in
-            let suspended = try await sessions.upsertUser(app: app.id, identity: identity, on: connection, logger: logger)
-            if suspended {
-                throw TokenFailure(.userSuspended, "The user \(identity.userID) is suspended.").apiError(property: "identity_token")
+        let suspended = TokenFailure(.userSuspended, "The user \(identity.userID) is suspended.")
+        let nonceNotFound = TokenFailure(.nonceNotFound, "the nonce is unknown, expired or already used.")
+        let token: String
+        let user: UserRecord
+        if let renewing {
+            (token, user) = try await postgres.transaction(logger: logger) { connection in
+                let user = try await sessions.upsertUser(app: app.id, identity: identity, on: connection, logger: logger)
+                if user.suspended { throw suspended.apiError(property: "identity_token") }
+                guard try await nonces.spend(verified.nonce, on: connection, logger: logger) else {
+                    throw nonceNotFound.apiError(property: "identity_token")
+                }
+                if try await sessions.renewSession(
+                    token: renewing, app: app.id, userID: identity.userID, ttlSeconds: app.sessionTTLSeconds,
+                    on: connection, logger: logger)
+                {
+                    return (renewing, user)
+                }
+                // Not a session of this user: a token for another user does not revive it.
+                let token = Secrets.randomToken()
+                try await sessions.createSession(
+                    app: app.id, userID: identity.userID, token: token, ttlSeconds: app.sessionTTLSeconds,
+                    certificateThumbprint: boundThumbprint, on: connection, logger: logger)
+                return (token, user)
             }
-            guard try await nonces.spend(verified.nonce, on: connection, logger: logger) else {
-                throw TokenFailure(.nonceNotFound, "the nonce is unknown, expired or already used.")
-                    .apiError(property: "identity_token")
-            }
-            if let renewing, try await sessions.renewSession(
-                token: renewing, app: app.id, userID: identity.userID, ttlSeconds: app.sessionTTLSeconds,
-                on: connection, logger: logger)
+        } else {
+            token = Secrets.randomToken()
+            switch try await sessions.openSession(
+                app: app.id, identity: identity, nonce: verified.nonce, token: token, ttlSeconds: app.sessionTTLSeconds,
+                certificateThumbprint: boundThumbprint, logger: logger)
             {
-                return renewing
+            case .opened(let stored): user = stored
+            case .suspended: throw suspended.apiError(property: "identity_token")
+            case .nonceNotFound: throw nonceNotFound.apiError(property: "identity_token")
             }
-            let token = Secrets.randomToken()
-            try await sessions.createSession(
-                app: app.id, userID: identity.userID, token: token, ttlSeconds: app.sessionTTLSeconds,
-                certificateThumbprint: boundThumbprint, on: connection, logger: logger)
-            return token
         }
-        let stored = try await sessions.user(app: app.id, userID: identity.userID, logger: logger)
         return Opened(
-            token: token, ttlSeconds: app.sessionTTLSeconds, appID: app.id, identity: stored?.identity ?? identity,
+            token: token, ttlSeconds: app.sessionTTLSeconds, appID: app.id, identity: user.identity,
             certificateThumbprint: boundThumbprint, expiresAt: Date().addingTimeInterval(TimeInterval(app.sessionTTLSeconds)))
     }
 

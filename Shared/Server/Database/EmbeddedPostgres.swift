@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 
@@ -27,10 +28,11 @@ public final class EmbeddedPostgres: Sendable {
     let binDirectory: URL
     let logger: Logger
 
-    var dataDirectory: URL { directory.appendingPathComponent("postgres") }
+    let dataDirectory: URL
 
-    private init(directory: URL, settings: DatabaseSettings, binDirectory: URL, logger: Logger) {
+    private init(directory: URL, dataDirectory: URL, settings: DatabaseSettings, binDirectory: URL, logger: Logger) {
         self.directory = directory
+        self.dataDirectory = dataDirectory
         self.settings = settings
         self.binDirectory = binDirectory
         self.logger = logger
@@ -42,7 +44,8 @@ public final class EmbeddedPostgres: Sendable {
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
         try fileManager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
-        let data = directory.appendingPathComponent("postgres")
+        let serverDirectory = try serverDirectory(for: directory, logger: logger)
+        let data = serverDirectory.appendingPathComponent("postgres")
         let passwordFile = directory.appendingPathComponent("postgres.password")
 
         if !fileManager.fileExists(atPath: data.appendingPathComponent("PG_VERSION").path) {
@@ -53,7 +56,7 @@ public final class EmbeddedPostgres: Sendable {
             try Data(password.utf8).write(to: passwordFile)
             try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile.path)
             // initdb reads the password from a file its own user can read; it is removed at once.
-            let initPasswordFile = directory.appendingPathComponent("initdb.password")
+            let initPasswordFile = serverDirectory.appendingPathComponent("initdb.password")
             try Data(password.utf8).write(to: initPasswordFile)
             try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: initPasswordFile.path)
             try ownForServer(initPasswordFile)
@@ -81,7 +84,8 @@ public final class EmbeddedPostgres: Sendable {
         let settings = DatabaseSettings(
             host: "127.0.0.1", port: port, username: "postgres", password: password, database: "postgres")
         logger.info("PostgreSQL is running", metadata: ["port": "\(port)"])
-        return EmbeddedPostgres(directory: directory, settings: settings, binDirectory: bin, logger: logger)
+        return EmbeddedPostgres(
+            directory: directory, dataDirectory: data, settings: settings, binDirectory: bin, logger: logger)
     }
 
     /// Stops the server with a fast, clean shutdown (data is kept).
@@ -101,7 +105,7 @@ public final class EmbeddedPostgres: Sendable {
             while kill -0 \(pid) 2>/dev/null; do sleep 0.5; done
             '\(binDirectory.appendingPathComponent("pg_ctl").path)' -D '\(dataDirectory.path)' -m immediate -w stop >/dev/null 2>&1 || \
               runuser -u nobody -- '\(binDirectory.appendingPathComponent("pg_ctl").path)' -D '\(dataDirectory.path)' -m immediate -w stop >/dev/null 2>&1
-            rm -rf '\(directory.path)'
+            rm -rf '\(directory.path)' '\(dataDirectory.path)'
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
@@ -128,6 +132,22 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     static var isRoot: Bool { geteuid() == 0 }
+
+    /// Where the cluster's files go: inside `directory`, unless the server's user cannot reach it
+    /// (as root under a home directory closed to others), in which case a folder of its own under
+    /// /var/lib/layerline, named after `directory`.
+    static func serverDirectory(for directory: URL, logger: Logger) throws -> URL {
+        guard isRoot, (try? capture("/usr/sbin/runuser", ["-u", "nobody", "--", "test", "-x", directory.path])) == nil
+        else { return directory }
+        let name = SHA256.hash(data: Data(directory.path.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let fallback = URL(fileURLWithPath: "/var/lib/layerline").appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: fallback, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fallback.path)
+        logger.notice(
+            "The PostgreSQL server's user cannot reach the data directory; its cluster lives elsewhere",
+            metadata: ["cluster": "\(fallback.path)"])
+        return fallback
+    }
 
     /// As root, hands the data directory to `nobody`, the user the server runs as.
     static func ownForServer(_ url: URL) throws {

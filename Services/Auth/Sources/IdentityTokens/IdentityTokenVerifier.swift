@@ -7,7 +7,7 @@ import _CryptoExtras
 /// An identity token that passed every check but the nonce, which is spent together with the
 /// session it opens.
 struct VerifiedIdentity: Sendable {
-    var appID: UUID
+    var app: AppRecord
     var identity: InternalAPI.Identity
     var nonce: String
 }
@@ -53,7 +53,7 @@ struct IdentityTokenVerifier: Sendable {
         if Double(issuedAt) > now.timeIntervalSince1970 + clockSkew {
             throw TokenFailure(.notBefore, "the token is issued in the future (iat \(issuedAt)).")
         }
-        return VerifiedIdentity(appID: key.appID, identity: identity, nonce: nonce)
+        return VerifiedIdentity(app: key.app, identity: identity, nonce: nonce)
     }
 
     private func registeredKey(kid: String, app: UUID?, logger: Logger) async throws -> KeyRecord {
@@ -67,6 +67,9 @@ struct IdentityTokenVerifier: Sendable {
             key = try await apps.key(keyID.uuid, logger: logger)
         }
         guard let key else {
+            if let app, try await apps.app(app, logger: logger) == nil {
+                throw APIError(.invalidAppID, "There is no app \(LayerID(.apps, app).uri).", property: "app_id")
+            }
             throw TokenFailure(.keyNotFound, "no key \(keyID.uri) is registered for this app.")
         }
         if key.deleted { throw TokenFailure(.keyDeleted, "the key \(keyID.uri) was deleted.") }

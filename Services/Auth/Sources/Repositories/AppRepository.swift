@@ -13,7 +13,8 @@ struct AppRecord: Sendable, Equatable {
 
 struct KeyRecord: Sendable, Equatable {
     var id: UUID
-    var appID: UUID
+    var app: AppRecord
+    var appID: UUID { app.id }
     var providerID: UUID
     var publicKeyPEM: String
     var enabled: Bool
@@ -97,28 +98,37 @@ struct AppRepository: Sendable {
             INSERT INTO auth.keys (id, app_id, provider_id, public_key_pem)
             VALUES (\(id), \(app), \(provider), \(publicKeyPEM))
             """, logger: logger)
-        return KeyRecord(id: id, appID: app, providerID: provider, publicKeyPEM: publicKeyPEM, enabled: true, deleted: false)
+        guard let key = try await key(id, app: app, logger: logger) else {
+            throw APIError(.internalServerError, "The key was not stored.")
+        }
+        return key
     }
 
-    /// A key of `app`, deleted ones included (so a token signed with one can be told why it fails).
+    /// A key of `app` with its app's settings, deleted keys included (so a token signed with one
+    /// can be told why it fails). One round trip: this is on the path of every new session.
     func key(_ id: UUID, app: UUID, logger: Logger) async throws -> KeyRecord? {
-        let rows = try await client.query(
-            """
-            SELECT id, app_id, provider_id, public_key_pem, enabled, deleted_at IS NOT NULL
-            FROM auth.keys WHERE id = \(id) AND app_id = \(app)
-            """, logger: logger)
-        for try await row in rows.decode((UUID, UUID, UUID, String, Bool, Bool).self) {
-            return KeyRecord(
-                id: row.0, appID: row.1, providerID: row.2, publicKeyPEM: row.3, enabled: row.4, deleted: row.5)
-        }
-        return nil
+        try await key(id, app: Optional(app), logger: logger)
     }
 
     /// A key of any app: for tokens that name no app, whose app is the one that registered the key.
     func key(_ id: UUID, logger: Logger) async throws -> KeyRecord? {
+        try await key(id, app: nil, logger: logger)
+    }
+
+    private func key(_ id: UUID, app: UUID?, logger: Logger) async throws -> KeyRecord? {
         let rows = try await client.query(
-            "SELECT app_id FROM auth.keys WHERE id = \(id)", logger: logger)
-        for try await app in rows.decode(UUID.self) { return try await key(id, app: app, logger: logger) }
+            """
+            SELECT k.id, k.provider_id, k.public_key_pem, k.enabled, k.deleted_at IS NOT NULL,
+                   a.id, a.name, a.session_ttl_seconds, a.require_certified, a.created_at
+            FROM auth.keys k JOIN auth.apps a ON a.id = k.app_id
+            WHERE k.id = \(id) AND (\(app)::uuid IS NULL OR k.app_id = \(app))
+            """, logger: logger)
+        for try await row in rows.decode((UUID, UUID, String, Bool, Bool, UUID, String, Int, Bool, Date).self) {
+            return KeyRecord(
+                id: row.0,
+                app: AppRecord(id: row.5, name: row.6, sessionTTLSeconds: row.7, requireCertified: row.8, createdAt: row.9),
+                providerID: row.1, publicKeyPEM: row.2, enabled: row.3, deleted: row.4)
+        }
         return nil
     }
 

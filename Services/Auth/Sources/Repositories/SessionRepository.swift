@@ -28,10 +28,10 @@ struct SessionRepository: Sendable {
     let client: PostgresClient
 
     /// Creates or updates the user from identity-token claims; claims that are absent leave the
-    /// stored value alone. Returns whether the user is suspended.
+    /// stored value alone. Returns the user as stored.
     func upsertUser(
         app: UUID, identity: InternalAPI.Identity, on connection: PostgresConnection, logger: Logger
-    ) async throws -> Bool {
+    ) async throws -> UserRecord {
         let rows = try await connection.query(
             """
             INSERT INTO auth.users (app_id, user_id, display_name, avatar_url, first_name, last_name)
@@ -43,14 +43,15 @@ struct SessionRepository: Sendable {
                 first_name = COALESCE(EXCLUDED.first_name, users.first_name),
                 last_name = COALESCE(EXCLUDED.last_name, users.last_name),
                 updated_at = now()
-            RETURNING suspended
+            RETURNING display_name, avatar_url, first_name, last_name, suspended
             """, logger: logger)
-        for try await suspended in rows.decode(Bool.self) { return suspended }
-        return false
-    }
-
-    func isSuspended(app: UUID, userID: String, logger: Logger) async throws -> Bool {
-        try await user(app: app, userID: userID, logger: logger)?.suspended ?? false
+        for try await row in rows.decode((String?, String?, String?, String?, Bool).self) {
+            return UserRecord(
+                identity: .init(
+                    userID: identity.userID, displayName: row.0, avatarURL: row.1, firstName: row.2, lastName: row.3),
+                suspended: row.4)
+        }
+        throw APIError(.internalServerError, "The user was not stored.")
     }
 
     func user(app: UUID, userID: String, logger: Logger) async throws -> UserRecord? {
@@ -66,6 +67,65 @@ struct SessionRepository: Sendable {
                 suspended: row.5)
         }
         return nil
+    }
+
+    enum OpenOutcome: Sendable {
+        case opened(UserRecord)
+        case suspended
+        case nonceNotFound
+    }
+
+    /// Opens a session in one statement (one round trip, atomic like a transaction): spends the
+    /// nonce unless the user is suspended, creates or updates the user from the claims only if the
+    /// nonce was spent, and records the session for that user. Of concurrent statements with the
+    /// same nonce exactly one deletes it, so exactly one opens a session.
+    func openSession(
+        app: UUID, identity: InternalAPI.Identity, nonce: String, token: String, ttlSeconds: Int,
+        certificateThumbprint: String?, logger: Logger
+    ) async throws -> OpenOutcome {
+        let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
+        let rows = try await client.query(
+            """
+            WITH blocked AS (
+                SELECT 1 FROM auth.users WHERE app_id = \(app) AND user_id = \(identity.userID) AND suspended
+            ), spent AS (
+                DELETE FROM auth.nonces
+                WHERE nonce = \(nonce) AND expires_at > now() AND NOT EXISTS (SELECT 1 FROM blocked)
+                RETURNING 1
+            ), stored AS (
+                INSERT INTO auth.users (app_id, user_id, display_name, avatar_url, first_name, last_name)
+                SELECT \(app), \(identity.userID), \(identity.displayName), \(identity.avatarURL),
+                       \(identity.firstName), \(identity.lastName)
+                WHERE EXISTS (SELECT 1 FROM spent)
+                ON CONFLICT (app_id, user_id) DO UPDATE SET
+                    display_name = COALESCE(EXCLUDED.display_name, users.display_name),
+                    avatar_url = COALESCE(EXCLUDED.avatar_url, users.avatar_url),
+                    first_name = COALESCE(EXCLUDED.first_name, users.first_name),
+                    last_name = COALESCE(EXCLUDED.last_name, users.last_name),
+                    updated_at = now()
+                RETURNING display_name, avatar_url, first_name, last_name
+            ), opened AS (
+                INSERT INTO auth.sessions (id, app_id, user_id, token_hash, expires_at, certificate_thumbprint)
+                SELECT \(UUID()), \(app), \(identity.userID), \(Data(Secrets.hash(token))), \(expiresAt),
+                       \(certificateThumbprint)
+                FROM stored
+                RETURNING 1
+            )
+            SELECT EXISTS (SELECT 1 FROM blocked), EXISTS (SELECT 1 FROM opened),
+                   stored.display_name, stored.avatar_url, stored.first_name, stored.last_name
+            FROM (SELECT 1) AS one LEFT JOIN stored ON true
+            """, logger: logger)
+        for try await row in rows.decode((Bool, Bool, String?, String?, String?, String?).self) {
+            if row.0 { return .suspended }
+            guard row.1 else { return .nonceNotFound }
+            return .opened(
+                UserRecord(
+                    identity: .init(
+                        userID: identity.userID, displayName: row.2, avatarURL: row.3, firstName: row.4,
+                        lastName: row.5),
+                    suspended: false))
+        }
+        return .nonceNotFound
     }
 
     func createSession(
