@@ -80,10 +80,48 @@ func idleMemory(database: DatabaseSettings, logger: Logger) async throws {
     try await Task.sleep(for: .seconds(5))
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
     let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? "VmRSS: ?"
-    print("idle layer-auth after 5 s: \(rss.replacingOccurrences(of: "VmRSS:", with: "").trimmingCharacters(in: .whitespaces))")
+    // Anonymous memory is what the process itself allocated; the rest of RSS is mapped code.
+    let smaps = (try? String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8)) ?? ""
+    let anonymous = smaps.split(separator: "\n").filter { $0.hasPrefix("Anonymous:") }
+        .compactMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }.reduce(0, +)
+    print(
+        "idle layer-auth after 5 s: resident \(rss.replacingOccurrences(of: "VmRSS:", with: "").trimmingCharacters(in: .whitespaces)), of which anonymous \(anonymous) kB")
     kill(pid, SIGTERM)
     var exitStatus: Int32 = 0
     waitpid(pid, &exitStatus, 0)
+}
+
+/// CPU seconds spent by this process (server and load generator) and by PostgreSQL's processes
+/// (those of the `nobody` user, as the embedded cluster runs as root), between laps.
+struct CPUTime {
+    struct Split {
+        var process: Double
+        var postgres: Double
+    }
+
+    private var last = CPUTime.now()
+
+    mutating func lap() -> Split {
+        let now = Self.now()
+        defer { last = now }
+        return Split(process: now.process - last.process, postgres: now.postgres - last.postgres)
+    }
+
+    static func now() -> Split {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        func seconds(_ pid: String) -> Double {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return 0 }
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / ticks
+        }
+        let postgres = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [])
+            .filter { $0.allSatisfy(\.isNumber) }
+            .filter { (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("postgres") == true }
+            .map(seconds).reduce(0, +)
+        return Split(process: seconds("self"), postgres: postgres)
+    }
 }
 
 struct Options {
@@ -122,34 +160,39 @@ struct Runner {
         // 1. Nonces, then sessions (tokens are signed between the two timed phases: signing is the
         //    app backend's work, and RSA signing here would take the CPU the server needs).
         let count = options.sessions
+        var cpu = CPUTime()
         let (nonces, nonceSeconds) = try await timed(count) { _ in
             try await call(.POST, "/nonces").json?["nonce"]?.stringValue ?? ""
         }
+        let nonceCPU = cpu.lap()
         let tokens = try nonces.map { try signer.token(userID: "user-\(Int.random(in: 0..<1000))", nonce: $0) }
+        _ = cpu.lap()
         let (sessions, sessionSeconds) = try await timed(count) { index in
             try await call(
                 .POST, "/sessions", json: ["identity_token": .string(tokens[index]), "app_id": .string(app)]
             ).json?["session_token"]?.stringValue ?? ""
         }
+        let sessionCPU = cpu.lap()
         let opened = sessions.filter { !$0.isEmpty }.count
-        report("POST /nonces", count, nonceSeconds)
-        report("POST /sessions", opened, sessionSeconds)
+        report("POST /nonces", count, nonceSeconds, cpu: nonceCPU)
+        report("POST /sessions", opened, sessionSeconds, cpu: sessionCPU)
         report("nonce + session pairs", opened, nonceSeconds + sessionSeconds)
 
         // 2. Introspection over the internal API: every call reads PostgreSQL (a cache miss).
         let live = Array(sessions.filter { !$0.isEmpty }.prefix(500))
+        _ = cpu.lap()
         let misses = try await forDuration { index in
             _ = try await call(
                 .POST, "/internal/v1/introspect", json: ["token": .string(live[index % live.count])],
                 bearer: internalToken)
         }
-        report("introspect, cache miss (HTTP + PostgreSQL)", misses.count, misses.seconds)
+        report("introspect, cache miss (HTTP + PostgreSQL)", misses.count, misses.seconds, cpu: cpu.lap())
 
         // 3. Authenticated requests to the auth service (its middleware introspects locally).
         let authenticated = try await forDuration { index in
             _ = try await call(.GET, "/sessions/current", session: live[index % live.count])
         }
-        report("GET /sessions/current (authenticated)", authenticated.count, authenticated.seconds)
+        report("GET /sessions/current (authenticated)", authenticated.count, authenticated.seconds, cpu: cpu.lap())
 
         // 4. The other services' cache: what a cache hit costs inside a service.
         let cache = CachingIntrospector(
@@ -209,8 +252,13 @@ struct Runner {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    func report(_ what: String, _ count: Int, _ seconds: Double) {
-        let line = "\(what): \(count) in \(String(format: "%.2f", seconds)) s = \(String(format: "%.0f", Double(count) / seconds))/s"
+    func report(_ what: String, _ count: Int, _ seconds: Double, cpu: CPUTime.Split? = nil) {
+        var line = "\(what): \(count) in \(String(format: "%.2f", seconds)) s = \(String(format: "%.0f", Double(count) / seconds))/s"
+        if let cpu {
+            line += String(
+                format: " (CPU per request: this process %.0f µs, PostgreSQL %.0f µs)",
+                cpu.process / Double(count) * 1e6, cpu.postgres / Double(count) * 1e6)
+        }
         print(line)
     }
 

@@ -8,20 +8,35 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
+        // A JSON object or array decodes through its container at once; only scalars need the
+        // single-value container, tried most common first (a failed attempt costs an error).
+        if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            var values: [String: JSONValue] = [:]
+            for key in object.allKeys { values[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
+            self = .object(values)
+        } else if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() {
+                self = .null
+            } else if let value = try? container.decode(String.self) {
+                self = .string(value)
+            } else if let value = try? container.decode(Double.self) {
+                self = .number(value)
+            } else {
+                self = .bool(try container.decode(Bool.self))
+            }
         }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     public func encode(to encoder: any Encoder) throws {
