@@ -72,11 +72,7 @@ func idleMemory(database: DatabaseSettings, logger: Logger) async throws {
         "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": "bench", "LAYER_OPERATOR_TOKEN": "bench",
         "LAYER_CA_KEY_SECRET": "bench", "LAYER_PORT": "0", "LAYER_HOST": "127.0.0.1", "LOG_LEVEL": "error",
     ]
-    var pid = pid_t()
-    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(binary), nil]
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
-    guard posix_spawn(&pid, binary, nil, nil, argv, envp) == 0 else { return }
+    let pid = try Subprocess.spawn(binary, [], environment: environment, outputPath: "/dev/null")
     try await Task.sleep(for: .seconds(5))
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
     let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? "VmRSS: ?"
@@ -87,8 +83,7 @@ func idleMemory(database: DatabaseSettings, logger: Logger) async throws {
     print(
         "idle layer-auth after 5 s: resident \(rss.replacingOccurrences(of: "VmRSS:", with: "").trimmingCharacters(in: .whitespaces)), of which anonymous \(anonymous) kB")
     kill(pid, SIGTERM)
-    var exitStatus: Int32 = 0
-    waitpid(pid, &exitStatus, 0)
+    _ = Subprocess.exitStatus(of: pid, block: true)
 }
 
 /// CPU seconds spent by this process (server and load generator) and by PostgreSQL's processes

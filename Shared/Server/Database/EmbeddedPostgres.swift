@@ -166,37 +166,13 @@ public final class EmbeddedPostgres: Sendable {
         }
     }
 
-    /// Runs a command to completion with `posix_spawn` and `waitpid`, its output in a temporary
-    /// file. (Foundation's `Process` waits for a descriptor that the server `pg_ctl` leaves running
-    /// in the background inherits, so it would never see `pg_ctl` end.)
     @discardableResult
     static func capture(_ executable: String, _ arguments: [String]) throws -> String {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("layer-\(UUID().uuidString).out").path
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-        var environment = ProcessInfo.processInfo.environment
-        environment["LC_ALL"] = "C"
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw Failure.commandFailed(executable, spawned, "could not start") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        guard exitCode == 0 else {
-            throw Failure.commandFailed(([executable] + arguments).joined(separator: " "), exitCode, text)
+        let (status, output) = try Subprocess.run(executable, arguments, environment: ["LC_ALL": "C"])
+        guard status == 0 else {
+            throw Failure.commandFailed(([executable] + arguments).joined(separator: " "), status, output)
         }
-        return text
+        return output
     }
 
     /// The port of a server already running on this data directory, if any.
