@@ -83,7 +83,7 @@ import _CryptoExtras
     @Test func mutualTLSBindsTheSessionToTheCertificate() async throws {
         let identity = try TestTLS.makeServerIdentity()
         defer { identity.remove() }
-        try await AuthFixture.runTLS(identity: identity) { auth in
+        try await AuthFixture.run(tlsIdentity: identity) { auth in
             #expect(auth.server.baseURL.hasPrefix("https://"))
             try await withCertifiedClient(auth, identity) { certified, _ in
                 try await withCertifiedClient(auth, identity) { otherDevice, _ in
@@ -108,7 +108,7 @@ import _CryptoExtras
     @Test func revokingTheCertificateEndsItsSessions() async throws {
         let identity = try TestTLS.makeServerIdentity()
         defer { identity.remove() }
-        try await AuthFixture.runTLS(identity: identity) { auth in
+        try await AuthFixture.run(tlsIdentity: identity) { auth in
             try await withCertifiedClient(auth, identity) { certified, issued in
                 let opened = try await auth.openSession(user: "eve", via: certified)
                 let token = try #require(opened.json?["session_token"]?.stringValue)
@@ -130,7 +130,7 @@ import _CryptoExtras
     @Test func certificateFromAnotherIssuerFailsTheHandshake() async throws {
         let identity = try TestTLS.makeServerIdentity()
         defer { identity.remove() }
-        try await AuthFixture.runTLS(identity: identity) { auth in
+        try await AuthFixture.run(tlsIdentity: identity) { auth in
             let key = P256.Signing.PrivateKey()
             let foreign = try TestTLS.selfSigned(key: key, commonName: "intruder", usage: .clientAuth)
             let http = try TestTLS.client(

@@ -28,35 +28,48 @@ public struct AuthFixture: Sendable {
         public var uri: String { LayerID(.apps, id).uri }
     }
 
+    /// Serves the auth service with an app of its own and runs `body` against it. With
+    /// `tlsIdentity`, it serves HTTPS with that server certificate, asks clients for device
+    /// certificates, and the fixture's client trusts the (self-signed) server certificate.
     public static func run<T: Sendable>(
         rateLimits: AuthSettings.RateLimits = .init(
             nonces: .init(rate: 1000, burst: 1000), sessions: .init(rate: 1000, burst: 1000),
             certificates: .init(rate: 1000, burst: 1000)),
         settings: ServerSettings? = nil,
-        tls: Bool = false,
+        tlsIdentity: TestTLS.ServerIdentity? = nil,
         caSource: AuthSettings.CASource = .database(secret: "test-ca-secret"),
         logger: Logger = .test,
         _ body: @Sendable (AuthFixture) async throws -> T
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
         let authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource, rateLimits: rateLimits)
-        let serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
+        var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
+        if let tlsIdentity {
+            serverSettings.tlsCertificatePath = tlsIdentity.certificatePath
+            serverSettings.tlsKeyPath = tlsIdentity.keyPath
+        }
+        let tlsSettings = serverSettings
         let makeTLS: @Sendable ([any LayerService]) throws -> TLSChannelConfiguration? = { services in
-            guard tls, let auth = services.first as? AuthService else { return nil }
-            return try makeServerTLS(settings: serverSettings, verifyClient: auth.isDeviceCertificate)
+            guard let auth = services.first as? AuthService else { return nil }
+            return try makeServerTLS(settings: tlsSettings, verifyClient: auth.isDeviceCertificate)
         }
         let makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService] = { settings, postgres in
             [AuthService(settings: authSettings, server: settings, postgres: postgres)]
         }
+        let internalToken = serverSettings.internalToken
         return try await LiveServer.run(
             settings: serverSettings, logger: logger, tls: makeTLS, makeServices: makeServices
         ) { server in
-            let client = TestClient(baseURL: server.baseURL, http: server.http)
-            let fixture = AuthFixture(
-                server: server, client: client, operatorToken: operatorToken,
-                internalToken: serverSettings.internalToken,
-                app: try await Self.registerApp(client: client, operatorToken: operatorToken, keyIndex: 0))
-            return try await body(fixture)
+            func start(_ http: HTTPClient) async throws -> T {
+                let client = TestClient(baseURL: server.baseURL, http: http)
+                let fixture = AuthFixture(
+                    server: server, client: client, operatorToken: operatorToken, internalToken: internalToken,
+                    app: try await Self.registerApp(client: client, operatorToken: operatorToken, keyIndex: 0))
+                return try await body(fixture)
+            }
+            guard let tlsIdentity else { return try await start(server.http) }
+            // Shut the client down before the server stops, or the server waits for its close_notify.
+            return try await TestTLS.using(try TestTLS.client(trusting: tlsIdentity.certificate), start)
         }
     }
 

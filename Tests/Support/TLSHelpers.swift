@@ -121,40 +121,6 @@ public enum TestTLS {
 }
 
 extension AuthFixture {
-    /// Like `run(settings:tls: true)`, but the fixture's own client trusts the self-signed server
-    /// certificate of `identity` (the shared HTTP client would refuse it while registering the app).
-    public static func runTLS<T: Sendable>(
-        identity: TestTLS.ServerIdentity, _ body: @Sendable (AuthFixture) async throws -> T
-    ) async throws -> T {
-        let operatorToken = Secrets.randomToken()
-        let authSettings = AuthSettings(
-            operatorToken: operatorToken, caSource: .database(secret: "test-ca-secret"),
-            rateLimits: .init(
-                nonces: .init(rate: 1000, burst: 1000), sessions: .init(rate: 1000, burst: 1000),
-                certificates: .init(rate: 1000, burst: 1000)))
-        let serverSettings = ServerSettings(
-            internalToken: Secrets.randomToken(), tlsCertificatePath: identity.certificatePath, tlsKeyPath: identity.keyPath)
-        let http = try TestTLS.client(trusting: identity.certificate)
-        return try await LiveServer.run(
-            settings: serverSettings,
-            tls: { services in
-                guard let auth = services.first as? AuthService else { return nil }
-                return try makeServerTLS(settings: serverSettings, verifyClient: auth.isDeviceCertificate)
-            },
-            makeServices: { settings, postgres in [AuthService(settings: authSettings, server: settings, postgres: postgres)] }
-        ) { server in
-            // Shut the client down before the server stops, or the server waits for its close_notify.
-            try await TestTLS.using(http) { http in
-                let client = TestClient(baseURL: server.baseURL, http: http)
-                let fixture = AuthFixture(
-                    server: server, client: client, operatorToken: operatorToken,
-                    internalToken: serverSettings.internalToken,
-                    app: try await registerApp(client: client, operatorToken: operatorToken, keyIndex: 0))
-                return try await body(fixture)
-            }
-        }
-    }
-
     /// `POST /certificates` with `csr`, which must succeed.
     public func certify(csr: String, via client: TestClient? = nil) async throws -> IssuedDeviceCertificate {
         let response = try await (client ?? self.client).request(.POST, "/certificates", json: ["csr": .string(csr)])
