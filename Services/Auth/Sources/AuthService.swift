@@ -25,7 +25,7 @@ public struct AuthService: LayerService {
         let apps = AppRepository(client: postgres)
         let certificateRepository = CertificateRepository(client: postgres)
         sessions = Sessions(
-            postgres: postgres, apps: apps, nonces: NonceRepository(client: postgres),
+            apps: apps, nonces: NonceRepository(client: postgres),
             sessions: SessionRepository(client: postgres), certificates: certificateRepository,
             verifier: IdentityTokenVerifier(apps: apps))
         switch settings.caSource {

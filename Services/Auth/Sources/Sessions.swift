@@ -6,7 +6,6 @@ import PostgresNIO
 
 /// Opens, renews and describes sessions: the heart of the authentication protocol.
 struct Sessions: Sendable {
-    let postgres: PostgresClient
     let apps: AppRepository
     let nonces: NonceRepository
     let sessions: SessionRepository
@@ -44,40 +43,24 @@ struct Sessions: Sendable {
         }
 
         let identity = verified.identity
-        let suspended = TokenFailure(.userSuspended, "The user \(identity.userID) is suspended.")
-        let nonceNotFound = TokenFailure(.nonceNotFound, "the nonce is unknown, expired or already used.")
-        let token: String
+        var token = Secrets.randomToken()
         let user: UserRecord
-        if let renewing {
-            (token, user) = try await postgres.transaction(logger: logger) { connection in
-                let user = try await sessions.upsertUser(app: app.id, identity: identity, on: connection, logger: logger)
-                if user.suspended { throw suspended.apiError(property: "identity_token") }
-                guard try await nonces.spend(verified.nonce, on: connection, logger: logger) else {
-                    throw nonceNotFound.apiError(property: "identity_token")
-                }
-                if try await sessions.renewSession(
-                    token: renewing, app: app.id, userID: identity.userID, ttlSeconds: app.sessionTTLSeconds,
-                    on: connection, logger: logger)
-                {
-                    return (renewing, user)
-                }
-                // Not a session of this user: a token for another user does not revive it.
-                let token = Secrets.randomToken()
-                try await sessions.createSession(
-                    app: app.id, userID: identity.userID, token: token, ttlSeconds: app.sessionTTLSeconds,
-                    certificateThumbprint: boundThumbprint, on: connection, logger: logger)
-                return (token, user)
-            }
-        } else {
-            token = Secrets.randomToken()
-            switch try await sessions.openSession(
-                app: app.id, identity: identity, nonce: verified.nonce, token: token, ttlSeconds: app.sessionTTLSeconds,
-                certificateThumbprint: boundThumbprint, logger: logger)
-            {
-            case .opened(let stored): user = stored
-            case .suspended: throw suspended.apiError(property: "identity_token")
-            case .nonceNotFound: throw nonceNotFound.apiError(property: "identity_token")
-            }
+        switch try await sessions.openSession(
+            app: app.id, identity: identity, nonce: verified.nonce, token: token, renewing: renewing,
+            ttlSeconds: app.sessionTTLSeconds, certificateThumbprint: boundThumbprint, logger: logger)
+        {
+        case .opened(let stored):
+            user = stored
+        case .renewed(let stored):
+            // The challenged session works again under its own token; a token for another user
+            // never gets here, and opens a session of its own instead.
+            token = renewing!
+            user = stored
+        case .suspended:
+            throw TokenFailure(.userSuspended, "The user \(identity.userID) is suspended.").apiError(property: "identity_token")
+        case .nonceNotFound:
+            throw TokenFailure(.nonceNotFound, "the nonce is unknown, expired or already used.")
+                .apiError(property: "identity_token")
         }
         return Opened(
             token: token, ttlSeconds: app.sessionTTLSeconds, appID: app.id, identity: user.identity,

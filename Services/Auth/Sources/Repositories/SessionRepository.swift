@@ -27,33 +27,6 @@ struct SessionRecord: Sendable {
 struct SessionRepository: Sendable {
     let client: PostgresClient
 
-    /// Creates or updates the user from identity-token claims; claims that are absent leave the
-    /// stored value alone. Returns the user as stored.
-    func upsertUser(
-        app: UUID, identity: InternalAPI.Identity, on connection: PostgresConnection, logger: Logger
-    ) async throws -> UserRecord {
-        let rows = try await connection.query(
-            """
-            INSERT INTO auth.users (app_id, user_id, display_name, avatar_url, first_name, last_name)
-            VALUES (\(app), \(identity.userID), \(identity.displayName), \(identity.avatarURL),
-                    \(identity.firstName), \(identity.lastName))
-            ON CONFLICT (app_id, user_id) DO UPDATE SET
-                display_name = COALESCE(EXCLUDED.display_name, users.display_name),
-                avatar_url = COALESCE(EXCLUDED.avatar_url, users.avatar_url),
-                first_name = COALESCE(EXCLUDED.first_name, users.first_name),
-                last_name = COALESCE(EXCLUDED.last_name, users.last_name),
-                updated_at = now()
-            RETURNING display_name, avatar_url, first_name, last_name, suspended
-            """, logger: logger)
-        for try await row in rows.decode((String?, String?, String?, String?, Bool).self) {
-            return UserRecord(
-                identity: .init(
-                    userID: identity.userID, displayName: row.0, avatarURL: row.1, firstName: row.2, lastName: row.3),
-                suspended: row.4)
-        }
-        throw APIError(.internalServerError, "The user was not stored.")
-    }
-
     func user(app: UUID, userID: String, logger: Logger) async throws -> UserRecord? {
         let rows = try await client.query(
             """
@@ -70,20 +43,25 @@ struct SessionRepository: Sendable {
     }
 
     enum OpenOutcome: Sendable {
+        /// A new session with the token asked for was stored.
         case opened(UserRecord)
+        /// The session being renewed works again, with a fresh lifetime.
+        case renewed(UserRecord)
         case suspended
         case nonceNotFound
     }
 
     /// Opens a session in one statement (one round trip, atomic like a transaction): spends the
-    /// nonce unless the user is suspended, creates or updates the user from the claims only if the
-    /// nonce was spent, and records the session for that user. Of concurrent statements with the
-    /// same nonce exactly one deletes it, so exactly one opens a session.
+    /// nonce unless the user is suspended; only if it was spent, creates or updates the user from
+    /// the claims and then either renews `renewing` (a session of that same user, typically
+    /// challenged) or stores a new session with `token`. Of concurrent statements with the same
+    /// nonce exactly one deletes it, so exactly one opens a session.
     func openSession(
-        app: UUID, identity: InternalAPI.Identity, nonce: String, token: String, ttlSeconds: Int,
+        app: UUID, identity: InternalAPI.Identity, nonce: String, token: String, renewing: String?, ttlSeconds: Int,
         certificateThumbprint: String?, logger: Logger
     ) async throws -> OpenOutcome {
         let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
+        let renewingHash = renewing.map { Data(Secrets.hash($0)) }
         let rows = try await client.query(
             """
             WITH blocked AS (
@@ -104,56 +82,33 @@ struct SessionRepository: Sendable {
                     last_name = COALESCE(EXCLUDED.last_name, users.last_name),
                     updated_at = now()
                 RETURNING display_name, avatar_url, first_name, last_name
+            ), renewed AS (
+                UPDATE auth.sessions SET challenged_at = NULL, expires_at = \(expiresAt)
+                WHERE token_hash = \(renewingHash) AND app_id = \(app) AND user_id = \(identity.userID)
+                    AND EXISTS (SELECT 1 FROM stored)
+                RETURNING 1
             ), opened AS (
                 INSERT INTO auth.sessions (id, app_id, user_id, token_hash, expires_at, certificate_thumbprint)
                 SELECT \(UUID()), \(app), \(identity.userID), \(Data(Secrets.hash(token))), \(expiresAt),
                        \(certificateThumbprint)
                 FROM stored
+                WHERE NOT EXISTS (SELECT 1 FROM renewed)
                 RETURNING 1
             )
-            SELECT EXISTS (SELECT 1 FROM blocked), EXISTS (SELECT 1 FROM opened),
+            SELECT EXISTS (SELECT 1 FROM blocked), EXISTS (SELECT 1 FROM renewed), EXISTS (SELECT 1 FROM opened),
                    stored.display_name, stored.avatar_url, stored.first_name, stored.last_name
             FROM (SELECT 1) AS one LEFT JOIN stored ON true
             """, logger: logger)
-        for try await row in rows.decode((Bool, Bool, String?, String?, String?, String?).self) {
+        for try await row in rows.decode((Bool, Bool, Bool, String?, String?, String?, String?).self) {
+            let user = UserRecord(
+                identity: .init(
+                    userID: identity.userID, displayName: row.3, avatarURL: row.4, firstName: row.5, lastName: row.6),
+                suspended: false)
             if row.0 { return .suspended }
-            guard row.1 else { return .nonceNotFound }
-            return .opened(
-                UserRecord(
-                    identity: .init(
-                        userID: identity.userID, displayName: row.2, avatarURL: row.3, firstName: row.4,
-                        lastName: row.5),
-                    suspended: false))
+            if row.1 { return .renewed(user) }
+            return row.2 ? .opened(user) : .nonceNotFound
         }
         return .nonceNotFound
-    }
-
-    func createSession(
-        app: UUID, userID: String, token: String, ttlSeconds: Int, certificateThumbprint: String?,
-        on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
-        try await connection.query(
-            """
-            INSERT INTO auth.sessions (id, app_id, user_id, token_hash, expires_at, certificate_thumbprint)
-            VALUES (\(UUID()), \(app), \(userID), \(Data(Secrets.hash(token))), \(expiresAt), \(certificateThumbprint))
-            """, logger: logger)
-    }
-
-    /// Renews a challenged (or live) session of `userID`: it works again, with a fresh lifetime.
-    /// False when the token is not a session of that user of that app.
-    func renewSession(
-        token: String, app: UUID, userID: String, ttlSeconds: Int, on connection: PostgresConnection, logger: Logger
-    ) async throws -> Bool {
-        let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
-        let rows = try await connection.query(
-            """
-            UPDATE auth.sessions SET challenged_at = NULL, expires_at = \(expiresAt)
-            WHERE token_hash = \(Data(Secrets.hash(token))) AND app_id = \(app) AND user_id = \(userID)
-            RETURNING id
-            """, logger: logger)
-        for try await _ in rows { return true }
-        return false
     }
 
     func session(token: String, logger: Logger) async throws -> SessionRecord? {
