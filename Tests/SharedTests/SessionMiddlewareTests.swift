@@ -26,12 +26,12 @@ import Testing
 
     /// Serves ``WhoAmIService`` next to a live auth service, introspecting against `authURL`.
     func withWhoAmI<T: Sendable>(
-        auth: AuthFixture, authURL: String? = nil, cache: Duration = .milliseconds(300),
+        auth: AuthFixture, authURL: String? = nil, cache: Duration = .milliseconds(300), timeout: Duration = .seconds(5),
         _ body: @Sendable (TestClient) async throws -> T
     ) async throws -> T {
         let client = InternalClient(
-            baseURL: authURL ?? auth.server.baseURL, token: auth.internalToken, http: .shared, timeout: .seconds(2),
-            attempts: 2)
+            baseURL: authURL ?? auth.server.baseURL, token: auth.internalToken, http: .shared,
+            timeout: timeout, attempts: 2)
         let authenticator = SessionAuthenticator(
             introspector: CachingIntrospector(HTTPSessionIntrospector(client: client), ttl: cache),
             certificates: ClientCertificateReader(tlsEnabled: false, trustedProxies: []), realm: "layerline")
@@ -118,7 +118,7 @@ import Testing
 
     @Test func aServiceWhoseAuthServiceIsDownAnswers503() async throws {
         try await AuthFixture.run { auth in
-            try await withWhoAmI(auth: auth, authURL: "http://127.0.0.1:9") { whoami in
+            try await withWhoAmI(auth: auth, authURL: "http://127.0.0.1:9", timeout: .milliseconds(500)) { whoami in
                 let response = try await whoami.request(.GET, "/whoami", headers: AuthFixture.sessionHeader("anything"))
                 #expect(response.status == 503)
                 #expect(response.errorID == "service_unavailable")
