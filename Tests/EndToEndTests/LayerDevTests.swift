@@ -138,5 +138,23 @@ import Testing
         #expect(try await client.request(.GET, appPath, headers: bearer).status == 200)
         _ = try await layer(["admin", "revoke-token", "--app", app, "--token", String(tokenID)] + common)
         #expect(try await client.request(.GET, appPath, headers: bearer).status == 401)
+
+        // Deleted, the key's tokens are refused for that reason.
+        _ = try await layer(["admin", "delete-key", "--app", app, "--provider", String(iss), "--key", String(kid)] + common)
+        let nonce3 = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
+        let deleted = try await layer([
+            "token", "--user", "zoe", "--nonce", nonce3, "--key", keyFile.path, "--kid", String(kid), "--iss", String(iss),
+        ])
+        let gone = try await client.request(.POST, "/sessions", json: ["identity_token": .string(deleted), "app_id": .string(app)])
+        #expect(gone.errorReason == "eit_key_deleted")
+
+        // A device certificate revoked from the command line is revoked (a second revocation finds nothing).
+        let certified = try await client.request(.POST, "/certificates", json: ["csr": .string(try TestDevice().csrPEM())])
+        let certificate = try #require(certified.json?["id"]?.stringValue)
+        _ = try await layer(["admin", "revoke-certificate", "--certificate", certificate] + common)
+        let again = try await client.request(
+            .DELETE, "/admin/certificates/\(try #require(LayerID(parsing: certificate, as: .certificates)).uuid.lowercased)",
+            headers: [("Authorization", "Bearer \(info.operator_token)")])
+        #expect(again.status == 404)
     }
 }

@@ -18,6 +18,9 @@ public struct AuthService: LayerService {
     let sessions: Sessions
     let certificates: CertificateIssuer
     let certificateReader: ClientCertificateReader
+    /// Guards the auth service's own session-authenticated routes, answering from its database
+    /// rather than over HTTP.
+    let sessionAuthenticator: SessionAuthenticator
 
     public init(settings: AuthSettings, server: ServerSettings, postgres: PostgresClient) {
         self.settings = settings
@@ -37,12 +40,7 @@ public struct AuthService: LayerService {
         }
         certificateReader = ClientCertificateReader(
             tlsEnabled: server.tlsCertificatePath != nil, trustedProxies: server.trustedProxies)
-    }
-
-    /// The middleware that guards session-authenticated routes, answering from this service's
-    /// database rather than over HTTP.
-    public var sessionAuthenticator: SessionAuthenticator {
-        SessionAuthenticator(
+        sessionAuthenticator = SessionAuthenticator(
             introspector: LocalIntrospector(sessions: sessions), certificates: certificateReader, realm: server.realm,
             challenges: RateLimiter(settings.rateLimits.nonces))
     }

@@ -73,5 +73,4 @@ extension PostgresClient {
 extension PSQLError {
     /// The SQLSTATE of a server error, such as `23505` for a unique violation.
     public var sqlState: String? { serverInfo?[.sqlState] }
-    public var isUniqueViolation: Bool { sqlState == "23505" }
 }

@@ -34,10 +34,6 @@ public struct APIError: HTTPResponseError, Sendable {
         APIError(.notFound, "\(what) was not found.")
     }
 
-    public static func missing(_ property: String) -> APIError {
-        APIError(.missingProperty, "The property '\(property)' is required.", property: property)
-    }
-
     public static func invalid(_ property: String, _ message: String) -> APIError {
         APIError(.invalidProperty, message, property: property)
     }

@@ -68,11 +68,4 @@ public struct InternalClient: Sendable {
         }
         throw APIError(.serviceUnavailable, "A service this request depends on is unavailable.")
     }
-
-    /// True when the other service answers its liveness probe.
-    public func isAlive() async -> Bool {
-        let request = HTTPClientRequest(url: baseURL + "/health/live")
-        guard let response = try? await http.execute(request, timeout: .seconds(2)) else { return false }
-        return response.status == .ok
-    }
 }

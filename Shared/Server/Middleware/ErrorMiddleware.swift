@@ -99,7 +99,6 @@ extension HTTPField.Name {
     public static let layerUserID = Self(LayerHeader.userID)!
     public static let layerSessionToken = Self(LayerHeader.sessionToken)!
     public static let layerSessionTTL = Self(LayerHeader.sessionTTL)!
-    public static let layerCount = Self(LayerHeader.count)!
     public static let clientCertificate = Self(LayerHeader.clientCertificate)!
     public static let methodOverride = Self("X-HTTP-Method-Override")!
     public static let link = Self("Link")!

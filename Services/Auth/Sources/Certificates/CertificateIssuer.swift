@@ -3,7 +3,6 @@ import Foundation
 import LayerModels
 import LayerServer
 import Logging
-import NIOPosix
 import Synchronization
 import SwiftASN1
 import X509

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import LayerServer
-import NIOPosix
 import SwiftASN1
 import X509
 

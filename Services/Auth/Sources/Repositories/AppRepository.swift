@@ -26,53 +26,41 @@ struct AppRepository: Sendable {
     let client: PostgresClient
 
     func createApp(name: String, logger: Logger) async throws -> AppRecord {
-        let id = UUID()
-        let rows = try await client.query(
+        let app = try await firstApp(
             """
-            INSERT INTO auth.apps (id, name) VALUES (\(id), \(name))
+            INSERT INTO auth.apps (id, name) VALUES (\(UUID()), \(name))
             RETURNING id, name, session_ttl_seconds, require_certified, created_at
             """, logger: logger)
-        for try await row in rows.decode((UUID, String, Int, Bool, Date).self) {
-            return AppRecord(id: row.0, name: row.1, sessionTTLSeconds: row.2, requireCertified: row.3, createdAt: row.4)
-        }
-        throw APIError(.internalServerError, "The app was not created.")
+        guard let app else { throw APIError(.internalServerError, "The app was not created.") }
+        return app
     }
 
     func app(_ id: UUID, logger: Logger) async throws -> AppRecord? {
-        let rows = try await client.query(
+        try await firstApp(
             "SELECT id, name, session_ttl_seconds, require_certified, created_at FROM auth.apps WHERE id = \(id)",
             logger: logger)
-        for try await row in rows.decode((UUID, String, Int, Bool, Date).self) {
-            return AppRecord(id: row.0, name: row.1, sessionTTLSeconds: row.2, requireCertified: row.3, createdAt: row.4)
-        }
-        return nil
-    }
-
-    func firstApp(named name: String, logger: Logger) async throws -> AppRecord? {
-        let rows = try await client.query(
-            "SELECT id FROM auth.apps WHERE name = \(name) ORDER BY created_at LIMIT 1", logger: logger)
-        for try await id in rows.decode(UUID.self) { return try await app(id, logger: logger) }
-        return nil
     }
 
     /// Changes the settings given; returns the app as it is afterwards, or nil if there is none.
     func updateApp(
         _ id: UUID, sessionTTLSeconds: Int?, requireCertified: Bool?, logger: Logger
     ) async throws -> AppRecord? {
-        try await client.query(
+        try await firstApp(
             """
             UPDATE auth.apps SET
                 session_ttl_seconds = COALESCE(\(sessionTTLSeconds), session_ttl_seconds),
                 require_certified = COALESCE(\(requireCertified), require_certified)
             WHERE id = \(id)
+            RETURNING id, name, session_ttl_seconds, require_certified, created_at
             """, logger: logger)
-        return try await app(id, logger: logger)
     }
 
-    func deleteApp(_ id: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("DELETE FROM auth.apps WHERE id = \(id) RETURNING id", logger: logger)
-        for try await _ in rows { return true }
-        return false
+    /// The first app a query returns as `id, name, session_ttl_seconds, require_certified, created_at`.
+    private func firstApp(_ query: PostgresQuery, logger: Logger) async throws -> AppRecord? {
+        for try await row in try await client.query(query, logger: logger).decode((UUID, String, Int, Bool, Date).self) {
+            return AppRecord(id: row.0, name: row.1, sessionTTLSeconds: row.2, requireCertified: row.3, createdAt: row.4)
+        }
+        return nil
     }
 
     // MARK: Providers and keys

@@ -11,7 +11,6 @@ struct UserRecord: Sendable, Equatable {
 
 /// A session as introspection sees it.
 struct SessionRecord: Sendable {
-    var id: UUID
     var appID: UUID
     var identity: InternalAPI.Identity
     var expiresAt: Date
@@ -114,7 +113,7 @@ struct SessionRepository: Sendable {
     func session(token: String, logger: Logger) async throws -> SessionRecord? {
         let rows = try await client.query(
             """
-            SELECT s.id, s.app_id, s.user_id, u.display_name, u.avatar_url, u.first_name, u.last_name,
+            SELECT s.app_id, s.user_id, u.display_name, u.avatar_url, u.first_name, u.last_name,
                    s.expires_at, s.challenged_at IS NOT NULL, u.suspended, s.certificate_thumbprint,
                    COALESCE(c.revoked_at IS NOT NULL OR c.expires_at <= now(), false)
             FROM auth.sessions s
@@ -123,13 +122,13 @@ struct SessionRepository: Sendable {
             WHERE s.token_hash = \(Data(Secrets.hash(token)))
             """, logger: logger)
         for try await row in rows.decode(
-            (UUID, UUID, String, String?, String?, String?, String?, Date, Bool, Bool, String?, Bool).self)
+            (UUID, String, String?, String?, String?, String?, Date, Bool, Bool, String?, Bool).self)
         {
             return SessionRecord(
-                id: row.0, appID: row.1,
-                identity: .init(userID: row.2, displayName: row.3, avatarURL: row.4, firstName: row.5, lastName: row.6),
-                expiresAt: row.7, challenged: row.8, suspended: row.9, certificateThumbprint: row.10,
-                certificateRevoked: row.11)
+                appID: row.0,
+                identity: .init(userID: row.1, displayName: row.2, avatarURL: row.3, firstName: row.4, lastName: row.5),
+                expiresAt: row.6, challenged: row.7, suspended: row.8, certificateThumbprint: row.9,
+                certificateRevoked: row.10)
         }
         return nil
     }
