@@ -119,4 +119,25 @@ public enum InternalAPI {
         public var nonce: String
         public init(nonce: String) { self.nonce = nonce }
     }
+
+    /// `POST /internal/v1/app-tokens/verify`: is this a live Server API token of this app?
+    public static let appTokensPath = "/internal/v1/app-tokens/verify"
+
+    public struct AppTokenRequest: Codable, Sendable {
+        public var appID: UUID
+        public var token: String
+        public init(appID: UUID, token: String) {
+            self.appID = appID
+            self.token = token
+        }
+        enum CodingKeys: String, CodingKey {
+            case token
+            case appID = "app_id"
+        }
+    }
+
+    public struct AppTokenResponse: Codable, Sendable {
+        public var valid: Bool
+        public init(valid: Bool) { self.valid = valid }
+    }
 }

@@ -9,14 +9,24 @@ import NIOHTTP1
 /// token, bounded by a deadline, carrying the request id, and retrying idempotent calls with
 /// exponential backoff when the other side is unreachable or answers 502/503/504.
 public struct InternalClient: Sendable {
-    public let baseURL: String
+    /// Read at every call, so a client can be made before the address it calls is known (as in
+    /// `layer dev --port 0`, where the services call their own listener).
+    let baseURL: @Sendable () -> String
     let token: String
     let http: HTTPClient
     let timeout: Duration
     let attempts: Int
 
     public init(baseURL: String, token: String, http: HTTPClient, timeout: Duration = .seconds(5), attempts: Int = 3) {
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        let trimmed = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.init(baseURL: { trimmed }, token: token, http: http, timeout: timeout, attempts: attempts)
+    }
+
+    public init(
+        baseURL: @escaping @Sendable () -> String, token: String, http: HTTPClient, timeout: Duration = .seconds(5),
+        attempts: Int = 3
+    ) {
+        self.baseURL = baseURL
         self.token = token
         self.http = http
         self.timeout = timeout
@@ -26,7 +36,7 @@ public struct InternalClient: Sendable {
     public func post<Body: Encodable, Answer: Decodable>(
         _ path: String, body: Body, as: Answer.Type, idempotent: Bool, logger: Logger
     ) async throws -> Answer {
-        var request = HTTPClientRequest(url: baseURL + path)
+        var request = HTTPClientRequest(url: baseURL() + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: MediaType.json)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")

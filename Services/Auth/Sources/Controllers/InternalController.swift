@@ -14,6 +14,13 @@ struct InternalController: Sendable {
         group.post("introspect", use: introspect)
         group.post("sessions", use: createSession)
         group.post("nonces", use: createNonce)
+        group.post("app-tokens/verify", use: verifyAppToken)
+    }
+
+    @Sendable func verifyAppToken(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(InternalAPI.AppTokenRequest.self, limit: 8 * 1024)
+        let valid = try await sessions.apps.isValidToken(body.token, app: body.appID, logger: context.logger)
+        return try Response.json(InternalAPI.AppTokenResponse(valid: valid))
     }
 
     @Sendable func introspect(_ request: Request, context: LayerRequestContext) async throws -> Response {

@@ -55,7 +55,7 @@ struct ServerAPIController: Sendable {
     func addRoutes(to router: Router<LayerRequestContext>) {
         let server = router.group("apps/:app")
             .add(middleware: AcceptHeaderMiddleware())
-            .add(middleware: AppTokenMiddleware(apps: apps))
+            .add(middleware: AppTokenMiddleware(verifier: apps))
         server.patch(use: updateApp)
         server.get("users/:user", use: getUser)
         server.patch("users/:user", use: updateUser)
@@ -145,26 +145,5 @@ struct AppSettingsPatch {
                 throw APIError.invalid("\(index).property", "'\(operation.property)' is not an app setting.")
             }
         }
-    }
-}
-
-/// Server API requests carry `Authorization: Bearer <token>` with a live token of the app in
-/// the path; a token of another app is refused like a wrong one.
-struct AppTokenMiddleware: RouterMiddleware {
-    typealias Context = LayerRequestContext
-    let apps: AppRepository
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        let app = try context.parameters.layerID("app", as: .apps)
-        guard let token = request.bearerToken,
-            try await apps.isValidToken(token, app: app.uuid, logger: context.logger)
-        else {
-            throw APIError(
-                .authenticationRequired, "This route needs Authorization: Bearer with a Server API token of this app.",
-                headers: [.wwwAuthenticate: "Bearer realm=\"server-api\""])
-        }
-        return try await next(request, context)
     }
 }

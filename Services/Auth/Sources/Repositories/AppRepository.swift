@@ -22,7 +22,7 @@ struct KeyRecord: Sendable, Equatable {
 }
 
 /// Apps, their identity providers and keys, and their Server API tokens.
-struct AppRepository: Sendable {
+struct AppRepository: AppTokenVerifier {
     let client: PostgresClient
 
     func createApp(name: String, logger: Logger) async throws -> AppRecord {
