@@ -46,6 +46,7 @@ let package = Package(
     products: [
         .executable(name: "layer", targets: ["layer"]),
         .executable(name: "layer-auth", targets: ["layer-auth"]),
+        .executable(name: "layer-sync", targets: ["layer-sync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -97,11 +98,18 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         )
+        + service(
+            "LayerSync", folder: "Sync", executable: "layer-sync",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        )
         + [
             .executableTarget(
                 name: "layer",
                 dependencies: [
-                    "LayerServer", "LayerAuth",
+                    "LayerServer", "LayerAuth", "LayerSync",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                     .product(name: "_CryptoExtras", package: "swift-crypto"),
                 ],
@@ -121,7 +129,7 @@ let package = Package(
             .target(
                 name: "LayerTesting",
                 dependencies: [
-                    "LayerServer", "LayerModels", "LayerAuth",
+                    "LayerServer", "LayerModels", "LayerAuth", "LayerSync",
                     .product(name: "HummingbirdTesting", package: "hummingbird"),
                     .product(name: "HummingbirdTLS", package: "hummingbird"),
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),

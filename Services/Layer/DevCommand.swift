@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LayerAuth
 import LayerServer
+import LayerSync
 import Logging
 import ServiceLifecycle
 import _CryptoExtras
@@ -26,6 +27,7 @@ struct DevCommand: AsyncParsableCommand {
 
         var reader = SettingsReader()
         var server = ServerSettings.read(&reader, defaultPort: port, requireDatabase: false)
+        let syncSettings = SyncSettings.read(&reader)
         try reader.validate("layer dev")
         server.host = host
         server.port = port
@@ -39,18 +41,24 @@ struct DevCommand: AsyncParsableCommand {
         defer { embedded?.stop() }
 
         let postgres = server.database!.makeClient(logger: logger)
+        let selfURL = LateBoundURL()
         let suite = Suite(
             auth: AuthSettings(operatorToken: secrets.operatorToken, caSource: .database(secret: secrets.caKeySecret)),
-            server: server, postgres: postgres)
+            sync: syncSettings, server: server, postgres: postgres, selfURL: selfURL)
+        let scheme = server.tlsCertificatePath == nil ? "http" : "https"
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let bootstrap = DemoBootstrap(
-            directory: directory, operatorToken: secrets.operatorToken, internalToken: secrets.internalToken, scheme: server.tlsCertificatePath == nil ? "http" : "https",
+            directory: directory, operatorToken: secrets.operatorToken, internalToken: secrets.internalToken, scheme: scheme,
             host: host, ports: ports, logger: logger)
         let app = try buildApplication(
             services: suite.services, settings: server, postgres: postgres,
             tls: try makeServerTLS(settings: server, verifyClient: suite.auth.isDeviceCertificate),
             extraServices: [bootstrap],
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                selfURL.set("\(scheme)://127.0.0.1:\(port)")
+                portContinuation.yield(port)
+            },
             logger: logger)
         try await app.runService()
     }

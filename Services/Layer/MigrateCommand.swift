@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LayerAuth
 import LayerServer
+import LayerSync
 import Logging
 
 /// `layer migrate`: apply every service's migrations to LAYER_DATABASE_URL and exit.
@@ -20,7 +21,8 @@ struct MigrateCommand: AsyncParsableCommand {
         try reader.validate("layer migrate")
         let postgres = database.makeClient(logger: logger)
         let suite = Suite(
-            auth: AuthSettings(operatorToken: "", caSource: .database(secret: "")), server: server, postgres: postgres)
+            auth: AuthSettings(operatorToken: "", caSource: .database(secret: "")), sync: SyncSettings(), server: server,
+            postgres: postgres, selfURL: LateBoundURL())
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await postgres.run() }
             for service in suite.services {

@@ -5,6 +5,7 @@ import HummingbirdTLS
 import LayerAuth
 import LayerModels
 import LayerServer
+import LayerSync
 import NIOCore
 import PostgresNIO
 import Synchronization
@@ -39,6 +40,7 @@ public struct AuthFixture: Sendable {
         tlsIdentity: TestTLS.ServerIdentity? = nil,
         caSource: AuthSettings.CASource = .database(secret: "test-ca-secret"),
         logger: Logger = .test,
+        withSync syncSettings: SyncSettings? = nil,
         _ body: @Sendable (AuthFixture) async throws -> T
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
@@ -53,12 +55,16 @@ public struct AuthFixture: Sendable {
             guard let auth = services.first as? AuthService else { return nil }
             return try makeServerTLS(settings: tlsSettings, verifyClient: auth.isDeviceCertificate)
         }
+        let selfURL = LateBoundURL()
         let makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService] = { settings, postgres in
-            [AuthService(settings: authSettings, server: settings, postgres: postgres)]
+            let auth = AuthService(settings: authSettings, server: settings, postgres: postgres)
+            guard let syncSettings else { return [auth] }
+            // As in `layer dev`: the sync service calls the auth service over HTTP on the same listener.
+            return [auth, SyncService(settings: syncSettings, server: settings, postgres: postgres, authURL: { selfURL.get() })]
         }
         let internalToken = serverSettings.internalToken
         return try await LiveServer.run(
-            settings: serverSettings, logger: logger, tls: makeTLS, makeServices: makeServices
+            settings: serverSettings, logger: logger, tls: makeTLS, selfURL: selfURL, makeServices: makeServices
         ) { server in
             func start(_ http: HTTPClient) async throws -> T {
                 let client = TestClient(baseURL: server.baseURL, http: http)

@@ -23,6 +23,7 @@ public struct LiveServer: Sendable {
         settings: ServerSettings? = nil,
         logger: Logger = .test,
         tls: (@Sendable ([any LayerService]) throws -> TLSChannelConfiguration?)? = nil,
+        selfURL: LateBoundURL? = nil,
         makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService],
         _ body: @Sendable (LiveServer) async throws -> T
     ) async throws -> T {
@@ -43,6 +44,7 @@ public struct LiveServer: Sendable {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
             let scheme = serverSettings.tlsCertificatePath == nil ? "http" : "https"
+            selfURL?.set("\(scheme)://127.0.0.1:\(port)")
             let server = LiveServer(
                 baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared)
             do {

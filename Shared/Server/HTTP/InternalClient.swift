@@ -4,6 +4,7 @@ import LayerModels
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// JSON over HTTP to another service's `/internal/v1/…` routes: authenticated with the internal
 /// token, bounded by a deadline, carrying the request id, and retrying idempotent calls with
@@ -78,4 +79,17 @@ public struct InternalClient: Sendable {
         }
         throw APIError(.serviceUnavailable, "A service this request depends on is unavailable.")
     }
+}
+
+/// An address learnt after start-up, such as the suite's own listener in `layer dev --port 0`,
+/// where the services call each other on the port they were given.
+public final class LateBoundURL: Sendable {
+    private let value: Mutex<String>
+
+    public init(_ initial: String = "") {
+        value = Mutex(initial)
+    }
+
+    public func set(_ url: String) { value.withLock { $0 = url } }
+    public func get() -> String { value.withLock { $0 } }
 }

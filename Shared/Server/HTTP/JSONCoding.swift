@@ -66,7 +66,9 @@ public struct LayerJSONDecoder: RequestDecoder {
 extension Request {
     /// Decodes a JSON body of at most `limit` bytes, turning every way it can be wrong into a
     /// 4xx in the API's error shape that names the offending property.
-    public func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int = 64 * 1024) async throws -> T {
+    public func decodeJSON<T: Decodable>(
+        _ type: T.Type, limit: Int = 64 * 1024, allowedKeys: Set<String>? = nil
+    ) async throws -> T {
         let buffer: ByteBuffer
         do {
             buffer = try await self.body.collect(upTo: limit)
@@ -77,10 +79,32 @@ extension Request {
             throw APIError(.invalidRequest, "The request needs a JSON body.")
         }
         do {
-            return try LayerJSONDecoder.make().decode(T.self, from: buffer)
+            let decoder = LayerJSONDecoder.make()
+            if let allowedKeys, let keys = try? decoder.decode(TopLevelKeys.self, from: buffer).keys,
+                let unknown = keys.sorted().first(where: { !allowedKeys.contains($0) })
+            {
+                throw APIError.invalid(unknown, "'\(unknown)' is not a property of this request.")
+            }
+            return try decoder.decode(T.self, from: buffer)
         } catch let error as DecodingError {
             throw APIError(decoding: error)
         }
+    }
+}
+
+/// The property names of a JSON object, for refusing unknown ones.
+private struct TopLevelKeys: Decodable {
+    var keys: [String]
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        keys = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
     }
 }
 

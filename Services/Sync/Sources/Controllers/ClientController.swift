@@ -1,0 +1,172 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import Logging
+
+/// The Client API of conversations, messages, receipts and identities (session-authenticated).
+struct ClientController: Sendable {
+    let service: SyncContext
+
+    func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
+        router.post("conversations", use: createConversation)
+        router.get("conversations", use: listConversations)
+        router.get("conversations/:conversation", use: getConversation)
+        router.patch("conversations/:conversation", use: patchConversation)
+        router.delete("conversations/:conversation", use: deleteConversation)
+        router.post("conversations/:conversation/mark_all_read", use: markAllRead)
+        router.get("conversations/:conversation/messages", use: listMessages)
+        router.post("conversations/:conversation/messages", use: sendMessage)
+        router.get("messages/:message", use: getMessage)
+        router.delete("messages/:message", use: deleteMessage)
+        router.post("messages/:message/receipts", use: addReceipt)
+        router.get("identities/:user", use: getIdentity)
+    }
+
+    struct CreateConversationBody: Decodable {
+        var id: String?
+        var participants: [JSONValue]?
+        var distinct: Bool?
+        var metadata: JSONValue?
+        static let keys: Set<String> = ["id", "participants", "distinct", "metadata"]
+    }
+
+    @Sendable func createConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (session, app) = try await service.caller(context)
+        let body = try await request.decodeJSON(CreateConversationBody.self, allowedKeys: CreateConversationBody.keys)
+        let new = try SyncStore.NewConversation(
+            id: clientChosenID(body.id, as: .conversations),
+            participants: (body.participants ?? []).enumerated().map { try userID(named: $1, property: "participants.\($0)") },
+            distinct: body.distinct ?? true, metadata: body.metadata)
+        let outcome = try await service.store.createConversation(app: app, caller: .user(session), new, logger: context.logger)
+        return try await service.conversationResponse(
+            outcome, app: app, viewer: session, request: request, context: context)
+    }
+
+    @Sendable func listConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let paging = try Paging(request, collection: .conversations)
+        let sort = request.uri.queryParameters["sort_by"].map(String.init) ?? "created_at"
+        guard let order = SyncStore.ConversationOrder(rawValue: sort) else {
+            throw APIError.invalid("sort_by", "sort_by is created_at or last_message.")
+        }
+        let urls = service.urls(request)
+        return try await service.store.read(logger: context.logger) { connection in
+            let (records, total) = try await service.store.conversations(
+                app: app, user: user, order: order, fromID: paging.fromID, pageSize: paging.pageSize, connection,
+                context.logger)
+            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
+            return try Response.list(try await presenter.conversations(records), total: total)
+        }
+    }
+
+    @Sendable func getConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        return try Response.json(try await service.conversationObject(app: app, id: id, viewer: user, request: request, context: context))
+    }
+
+    @Sendable func patchConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let operations = try await request.decodeLayerPatch()
+        try await service.store.patchConversation(
+            app: app, caller: .user(user), id: id, operations: operations, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func deleteConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let mode = try request.deletionMode()
+        let leave = try request.booleanQuery("leave")
+        try await service.store.deleteConversation(
+            app: app, caller: .user(user), id: id, mode: mode, leave: leave, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    struct MarkAllReadBody: Decodable {
+        var position: Int64?
+    }
+
+    @Sendable func markAllRead(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let body = try await request.decodeOptionalJSON(MarkAllReadBody.self)
+        if let position = body?.position, position < 0 {
+            throw APIError.invalid("position", "position is a message position, 0 or more.")
+        }
+        try await service.store.markAllRead(
+            app: app, user: user, conversation: id, position: body?.position, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func listMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let paging = try Paging(request, collection: .messages)
+        let urls = service.urls(request)
+        return try await service.store.read(logger: context.logger) { connection in
+            _ = try await service.store.access(
+                app: app, conversation: id, caller: .user(user), forWriting: false, connection, context.logger)
+            let (records, total) = try await service.store.messages(
+                app: app, conversation: id, viewer: user, fromID: paging.fromID, pageSize: paging.pageSize, connection,
+                context.logger)
+            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
+            return try Response.list(try await presenter.messages(records), total: total)
+        }
+    }
+
+    @Sendable func sendMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let body = try await request.decodeJSON(MessageInput.self, limit: 256 * 1024, allowedKeys: MessageInput.clientKeys)
+        return try await service.sendMessage(
+            body, app: app, conversation: conversation, sender: .user(user), viewer: user, request: request, context: context)
+    }
+
+    @Sendable func getMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("message", as: .messages).uuid
+        return try Response.json(try await service.messageObject(app: app, id: id, viewer: user, request: request, context: context))
+    }
+
+    @Sendable func deleteMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("message", as: .messages).uuid
+        try await service.store.deleteMessage(
+            app: app, caller: .user(user), id: id, mode: try request.deletionMode(), logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    struct ReceiptBody: Decodable {
+        var type: String
+    }
+
+    @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("message", as: .messages).uuid
+        let body = try await request.decodeJSON(ReceiptBody.self, allowedKeys: ["type"])
+        guard let status = ReceiptStatus(name: body.type), status > .sent else {
+            throw APIError.invalid("type", "A receipt's type is 'delivery' or 'read'.")
+        }
+        try await service.store.write(logger: context.logger) { connection in
+            try await service.store.addReceipt(app: app, user: user, message: id, status: status, connection, context.logger)
+        }
+        return Response(status: .noContent)
+    }
+
+    @Sendable func getIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (viewer, app) = try await service.caller(context)
+        let user = try context.parameters.appUserID("user")
+        let urls = service.urls(request)
+        return try await service.store.read(logger: context.logger) { connection in
+            guard try await service.store.sharesConversation(app: app, viewer: viewer, user: user, connection, context.logger),
+                let record = try await service.store.identity(app: app, user: user, connection, context.logger)
+            else { throw APIError.notFound("The identity") }
+            var presenter = service.presenter(app: app, viewer: viewer, urls: urls, connection, context.logger)
+            try await presenter.loadIdentities([user])
+            return try Response.json(presenter.identity(record))
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import LayerModels
+import LayerServer
+
+/// A message part as a client sends it.
+struct PartInput: Decodable, Sendable {
+    var id: String?
+    var mimeType: String?
+    var body: String?
+    var encoding: String?
+    var content: ContentReference?
+
+    struct ContentReference: Decodable, Sendable {
+        var id: String
+        var size: Int64?
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, body, encoding, content
+        case mimeType = "mime_type"
+    }
+}
+
+/// The body of a message create, in the Client API, the Server API and `/sync`.
+struct MessageInput: Decodable, Sendable {
+    var id: String?
+    var parts: [PartInput]?
+    var notification: JSONValue?
+    /// Server API only: `sender_id` (an identity) or `sender` (`{"user_id"}` or `{"name"}`).
+    var senderID: String?
+    var sender: SenderInput?
+
+    struct SenderInput: Decodable, Sendable {
+        var userID: String?
+        var name: String?
+        enum CodingKeys: String, CodingKey {
+            case name
+            case userID = "user_id"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, parts, notification, sender
+        case senderID = "sender_id"
+    }
+
+    static let clientKeys: Set<String> = ["id", "parts", "notification"]
+    static let serverKeys: Set<String> = ["parts", "notification", "sender_id", "sender"]
+}
+
+/// Checked parts ready to store, and the rich content they reference.
+struct ValidatedParts: Sendable {
+    var parts: [StoredPart]
+    var contentIDs: [UUID] { parts.compactMap(\.contentID) }
+}
+
+enum PartRules {
+    /// Inline bodies are limited to 2 KB after base64 decoding; larger payloads go to `/content`.
+    static let maxInlineBytes = 2048
+    static let maxParts = 64
+
+    /// Checks `parts` of message `messageID`; errors name the offending field, e.g. `parts.1.mime_type`.
+    static func validate(_ parts: [PartInput]?, messageID: UUID, property: String = "parts") throws -> ValidatedParts {
+        guard let parts else { throw APIError(.missingProperty, "A message needs parts.", property: property) }
+        guard (1...maxParts).contains(parts.count) else {
+            throw APIError.invalid(property, "A message has 1 to \(maxParts) parts.")
+        }
+        var seen = Set<UUID>()
+        let stored = try parts.enumerated().map { index, part in
+            let field = "\(property).\(index)"
+            let id = try partID(part.id, messageID: messageID, property: "\(field).id")
+            guard seen.insert(id).inserted else { throw APIError.invalid("\(field).id", "Two parts have the id \(id.lowercased).") }
+            guard let mimeType = part.mimeType else {
+                throw APIError(.missingProperty, "Every part needs a mime_type.", property: "\(field).mime_type")
+            }
+            try validateMIMEType(mimeType, property: "\(field).mime_type")
+            if let encoding = part.encoding, encoding != "base64" {
+                throw APIError.invalid("\(field).encoding", "The only encoding is 'base64'.")
+            }
+            switch (part.body, part.content) {
+            case (nil, nil):
+                throw APIError(.missingProperty, "A part needs a body or a content.", property: "\(field).body")
+            case (_?, _?):
+                throw APIError.invalid("\(field).content", "A part has either a body or a content, not both.")
+            case (let body?, nil):
+                let size: Int
+                if part.encoding == "base64" {
+                    guard let bytes = Data(base64Encoded: body) else {
+                        throw APIError.invalid("\(field).body", "The body is not valid base64.")
+                    }
+                    size = bytes.count
+                } else {
+                    size = body.utf8.count
+                }
+                guard size <= maxInlineBytes else {
+                    throw APIError.invalid(
+                        "\(field).body",
+                        "An inline body is at most \(maxInlineBytes) bytes (this one is \(size)); upload larger payloads to /content.")
+                }
+                return StoredPart(id: id, mimeType: mimeType, body: body, encoding: part.encoding)
+            case (nil, let content?):
+                guard let contentID = LayerID(parsing: content.id, as: .content) else {
+                    throw APIError.invalid("\(field).content.id", "'\(content.id)' is not a content id.")
+                }
+                return StoredPart(id: id, mimeType: mimeType, contentID: contentID.uuid, size: content.size)
+            }
+        }
+        return ValidatedParts(parts: stored)
+    }
+
+    /// `type/subtype`, optionally with parameters: `text/plain`, `application/x.card+json;v=2`.
+    static func validateMIMEType(_ text: String, property: String) throws {
+        let essence = text.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        let halves = essence.trimmingCharacters(in: .whitespaces).split(separator: "/", omittingEmptySubsequences: false)
+        let token = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "!#$&^_.+-*'%`|~"))
+        guard text.count <= 255, halves.count == 2,
+            halves.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(token.contains) })
+        else {
+            throw APIError.invalid(property, "'\(text)' is not a MIME type of the form type/subtype.")
+        }
+    }
+
+    /// A client-chosen part id: a bare UUID or `layer:///messages/<message>/parts/<uuid>`.
+    static func partID(_ text: String?, messageID: UUID, property: String) throws -> UUID {
+        guard let text else { return UUID() }
+        let prefix = "layer:///messages/"
+        if text.hasPrefix(prefix) {
+            let rest = text.dropFirst(prefix.count).split(separator: "/")
+            guard rest.count == 3, rest[1] == "parts", UUID(uuidString: String(rest[0])) == messageID,
+                let id = UUID(uuidString: String(rest[2]))
+            else { throw APIError.invalid(property, "'\(text)' is not a part id of this message.") }
+            return id
+        }
+        guard let id = UUID(uuidString: text) else { throw APIError.invalid(property, "'\(text)' is not a part id.") }
+        return id
+    }
+}
+
+/// A client-chosen object id: a bare UUID or the full Layer URI of `collection`.
+func clientChosenID(_ text: String?, as collection: LayerID.Collection, property: String = "id") throws -> UUID? {
+    guard let text else { return nil }
+    guard let id = LayerID(parsing: text, as: collection) else {
+        throw APIError.invalid(property, "'\(text)' is not a \(collection.rawValue) id (a UUID or layer:///\(collection.rawValue)/<uuid>).")
+    }
+    return id.uuid
+}
+
+/// A user named in a request: an identity id (`layer:///identities/<user>`), a bare user id, or
+/// an object with one of those as `id` or `user_id`.
+func userID(named value: JSONValue, property: String) throws -> String {
+    switch value {
+    case .string(let text):
+        return try userID(fromText: text, property: property)
+    case .object(let object):
+        if let id = object["id"]?.stringValue { return try userID(fromText: id, property: property) }
+        if let id = object["user_id"]?.stringValue { return try userID(fromText: id, property: property) }
+        throw APIError.invalid(property, "An identity is given by its id or user_id.")
+    default:
+        throw APIError.invalid(property, "An identity is given as a string id.")
+    }
+}
+
+func userID(fromText text: String, property: String) throws -> String {
+    var user = text
+    let prefix = "layer:///identities/"
+    if text.hasPrefix(prefix) {
+        let encoded = String(text.dropFirst(prefix.count))
+        user = encoded.removingPercentEncoding ?? encoded
+    }
+    guard (1...128).contains(user.count), !user.contains("\u{0}") else {
+        throw APIError.invalid(property, "A user id has 1 to 128 characters and no NUL.")
+    }
+    return user
+}
+
+/// Conversation metadata: values are strings or objects of the same kind, nothing else.
+func validateMetadata(_ value: JSONValue, property: String, depth: Int = 0) throws {
+    switch value {
+    case .string:
+        return
+    case .object(let object):
+        guard depth < 8 else { throw APIError.invalid(property, "Metadata nests at most 8 levels deep.") }
+        for (key, child) in object {
+            guard !key.isEmpty else { throw APIError.invalid(property, "Metadata keys must not be empty.") }
+            try validateMetadata(child, property: "\(property).\(key)", depth: depth + 1)
+        }
+    default:
+        throw APIError.invalid(property, "Metadata values are strings or objects.")
+    }
+}

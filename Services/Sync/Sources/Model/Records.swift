@@ -1,0 +1,186 @@
+import Foundation
+import LayerModels
+import LayerServer
+import PostgresNIO
+
+// Rows of the sync schema as the service reads them.
+
+struct IdentityRecord: Sendable {
+    var userID: String
+    var displayName: String?
+    var avatarURL: String?
+    var firstName: String?
+    var lastName: String?
+    var phoneNumber: String?
+    var emailAddress: String?
+    var publicKey: String?
+    var identityType: String = "user"
+    var metadata: [String: String] = [:]
+
+    static let columns =
+        "user_id, display_name, avatar_url, first_name, last_name, phone_number, email_address, public_key, identity_type, metadata::text"
+
+    init(userID: String) { self.userID = userID }
+
+    init(row: PostgresRow) throws {
+        let (userID, displayName, avatarURL, firstName, lastName, phone, email, publicKey, type, metadata) = try row.decode(
+            (String, String?, String?, String?, String?, String?, String?, String?, String, String).self)
+        self.userID = userID
+        self.displayName = displayName
+        self.avatarURL = avatarURL
+        self.firstName = firstName
+        self.lastName = lastName
+        self.phoneNumber = phone
+        self.emailAddress = email
+        self.publicKey = publicKey
+        self.identityType = type
+        self.metadata = (try? JSONDecoder().decode([String: String].self, from: Data(metadata.utf8))) ?? [:]
+    }
+}
+
+struct ConversationRecord: Sendable {
+    var id: UUID
+    var createdAt: Date
+    var createdBy: String?
+    var isDistinct: Bool
+    var metadata: JSONValue
+    var lastPosition: Int64
+    var lastMessageAt: Date?
+    var deletedAt: Date?
+
+    static let columns =
+        "c.id, c.created_at, c.created_by, c.is_distinct, c.metadata::text, c.last_position, c.last_message_at, c.deleted_at"
+
+    init(row: PostgresRow) throws {
+        let (id, createdAt, createdBy, isDistinct, metadata, lastPosition, lastMessageAt, deletedAt) = try row.decode(
+            (UUID, Date, String?, Bool, String, Int64, Date?, Date?).self)
+        self.id = id
+        self.createdAt = createdAt
+        self.createdBy = createdBy
+        self.isDistinct = isDistinct
+        self.metadata = JSONValue(jsonText: metadata) ?? [:]
+        self.lastPosition = lastPosition
+        self.lastMessageAt = lastMessageAt
+        self.deletedAt = deletedAt
+    }
+}
+
+struct ParticipantRecord: Sendable {
+    var conversationID: UUID
+    var userID: String
+    /// Set once the user was removed: they keep seeing positions up to here.
+    var leftPosition: Int64?
+    /// Positions up to here were deleted from this user's devices (`mode=my_devices`).
+    var clearedPosition: Int64
+    /// Deleted from this user's devices and not brought back by a newer message.
+    var hidden: Bool
+    var deliveredPosition: Int64
+    var readPosition: Int64
+    var privateMetadata: JSONValue
+
+    var isCurrent: Bool { leftPosition == nil }
+
+    static let columns =
+        "p.conversation_id, p.user_id, p.left_position, p.cleared_position, p.hidden, p.delivered_position, p.read_position, p.private_metadata::text"
+
+    init(row: PostgresRow) throws {
+        let (conversationID, userID, left, cleared, hidden, delivered, read, privateMetadata) = try row.decode(
+            (UUID, String, Int64?, Int64, Bool, Int64, Int64, String).self)
+        self.conversationID = conversationID
+        self.userID = userID
+        self.leftPosition = left
+        self.clearedPosition = cleared
+        self.hidden = hidden
+        self.deliveredPosition = delivered
+        self.readPosition = read
+        self.privateMetadata = JSONValue(jsonText: privateMetadata) ?? [:]
+    }
+
+    /// Whether this participant may see the message at `position`.
+    func sees(position: Int64) -> Bool {
+        position > clearedPosition && (leftPosition.map { position <= $0 } ?? true)
+    }
+}
+
+/// A message part as stored in the message row.
+struct StoredPart: Codable, Sendable, Equatable {
+    var id: UUID
+    var mimeType: String
+    var body: String?
+    var encoding: String?
+    var contentID: UUID?
+    var size: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case id, body, encoding, size
+        case mimeType = "mime_type"
+        case contentID = "content_id"
+    }
+}
+
+struct MessageRecord: Sendable {
+    var id: UUID
+    var conversationID: UUID
+    var position: Int64
+    var senderID: String?
+    var senderName: String?
+    var parts: [StoredPart]
+    var notification: JSONValue?
+    var sentAt: Date
+    var updatedAt: Date?
+    var deletedAt: Date?
+
+    static let columns =
+        "m.id, m.conversation_id, m.position, m.sender_id, m.sender_name, m.parts::text, m.notification::text, m.sent_at, m.updated_at, m.deleted_at"
+
+    init(row: PostgresRow) throws {
+        let (id, conversationID, position, senderID, senderName, parts, notification, sentAt, updatedAt, deletedAt) =
+            try row.decode((UUID, UUID, Int64, String?, String?, String, String?, Date, Date?, Date?).self)
+        self.id = id
+        self.conversationID = conversationID
+        self.position = position
+        self.senderID = senderID
+        self.senderName = senderName
+        self.parts = (try? JSONDecoder().decode([StoredPart].self, from: Data(parts.utf8))) ?? []
+        self.notification = notification.flatMap(JSONValue.init(jsonText:))
+        self.sentAt = sentAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+    }
+}
+
+/// Recipient status, in its only allowed order: sent < delivered < read.
+enum ReceiptStatus: Int16, Comparable, Sendable {
+    case sent = 0, delivered = 1, read = 2
+
+    init?(name: String) {
+        switch name {
+        case "sent": self = .sent
+        case "delivered", "delivery": self = .delivered
+        case "read": self = .read
+        default: return nil
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .sent: "sent"
+        case .delivered: "delivered"
+        case .read: "read"
+        }
+    }
+
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension JSONValue {
+    init?(jsonText: String) {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(jsonText.utf8)) else { return nil }
+        self = value
+    }
+
+    /// Compact JSON text, for binding to a `jsonb` parameter.
+    var jsonText: String {
+        String(decoding: (try? LayerJSONEncoder.make().encode(self)) ?? Data("null".utf8), as: UTF8.self)
+    }
+}

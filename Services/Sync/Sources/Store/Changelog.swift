@@ -1,0 +1,267 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// One operation of a user's changelog as `/sync` returns it.
+struct OperationObject: Encodable, Sendable {
+    var seq: Int64
+    var type: ChangeType
+    var conversationID: UUID?
+    var messageID: UUID?
+    var message: MessageObject?
+    var conversation: ConversationObject?
+    var data: [String: JSONValue]
+
+    enum CodingKeys: String, CodingKey {
+        case seq, type, message, conversation, parts
+        case conversationID = "conversation_id"
+        case messageID = "message_id"
+    }
+
+    private struct DataKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(type.rawValue, forKey: .type)
+        try container.encodeIfPresent(conversationID.map { LayerID(.conversations, $0).uri }, forKey: .conversationID)
+        try container.encodeIfPresent(messageID.map { LayerID(.messages, $0).uri }, forKey: .messageID)
+        if let message {
+            try container.encode(message, forKey: .message)
+            try container.encode(message.parts, forKey: .parts)
+        }
+        try container.encodeIfPresent(conversation, forKey: .conversation)
+        var extra = encoder.container(keyedBy: DataKey.self)
+        for (key, value) in data.sorted(by: { $0.key < $1.key }) {
+            try extra.encode(value, forKey: DataKey(stringValue: key))
+        }
+    }
+}
+
+/// Reading a user's changelog: everything after an anchor, or the latest state at anchor 0.
+extension SyncStore {
+    /// The latest sequence number of `user`'s changelog.
+    func lastSeq(app: UUID, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query(
+            "SELECT last_seq FROM sync.user_seqs WHERE app_id = \(app) AND user_id = \(user)", logger: logger)
+        for try await seq in rows.decode(Int64.self) { return seq }
+        return 0
+    }
+
+    /// The operations after `anchor`, at most `limit`, and whether more follow.
+    func changes(
+        after anchor: Int64, limit: Int, presenter: inout Presenter, _ logger: Logger
+    ) async throws -> (operations: [OperationObject], more: Bool) {
+        guard let user = presenter.viewer else { return ([], false) }
+        let rows = try await presenter.connection.query(
+            """
+            SELECT seq, type, conversation_id, message_id, data::text FROM sync.changelog
+            WHERE app_id = \(presenter.app) AND user_id = \(user) AND seq > \(anchor)
+            ORDER BY seq LIMIT \(Int64(limit + 1))
+            """, logger: logger)
+        var entries: [(seq: Int64, type: ChangeType, conversation: UUID?, message: UUID?, data: [String: JSONValue])] = []
+        for try await (seq, type, conversation, message, data) in rows.decode((Int64, String, UUID?, UUID?, String?).self) {
+            guard let type = ChangeType(rawValue: type) else { continue }
+            var fields: [String: JSONValue] = [:]
+            if let data, case .object(let object)? = JSONValue(jsonText: data) { fields = object }
+            entries.append((seq, type, conversation, message, fields))
+        }
+        let more = entries.count > limit
+        entries = Array(entries.prefix(limit))
+
+        let messageIDs = Set(entries.filter { $0.type == .newMessage }.compactMap(\.message))
+        let messageRecords = try await presenter.connection.messages(ids: Array(messageIDs), logger: logger)
+        var messages: [UUID: MessageObject] = [:]
+        for (record, object) in zip(messageRecords, try await presenter.messages(messageRecords)) {
+            messages[record.id] = object
+        }
+        let conversationIDs = Set(
+            entries.filter { [.newConversation, .updateConversation].contains($0.type) }.compactMap(\.conversation))
+        let conversationRecords = try await presenter.connection.conversationsIncludingDeleted(
+            app: presenter.app, ids: Array(conversationIDs), logger: logger)
+        var conversations: [UUID: ConversationObject] = [:]
+        for (record, object) in zip(conversationRecords, try await presenter.conversations(conversationRecords)) {
+            conversations[record.id] = object
+        }
+        let operations = entries.map { entry in
+            var data = entry.data
+            if let user = data["user_id"]?.stringValue { data["identity_id"] = .string(LayerID.identity(userID: user)) }
+            return OperationObject(
+                seq: entry.seq, type: entry.type, conversationID: entry.conversation, messageID: entry.message,
+                message: entry.type == .newMessage ? entry.message.flatMap { messages[$0] } : nil,
+                conversation: entry.conversation.flatMap { conversations[$0] }.flatMap {
+                    [.newConversation, .updateConversation].contains(entry.type) ? $0 : nil
+                },
+                data: data)
+        }
+        return (operations, more)
+    }
+
+    enum SyncPolicy: String, Sendable {
+        case complete
+        case unreadOnly = "unread_only"
+        case partial
+    }
+
+    /// Where a paged snapshot stopped: conversations before `conversation` are done, and of that
+    /// one, the messages up to `position` (-1: not even the conversation itself).
+    struct SnapshotCursor: Sendable, Equatable {
+        var seq: Int64
+        var conversation: UUID
+        var position: Int64
+
+        init(seq: Int64, conversation: UUID, position: Int64) {
+            self.seq = seq
+            self.conversation = conversation
+            self.position = position
+        }
+
+        init?(text: String) {
+            let fields = text.split(separator: ".")
+            guard fields.count == 4, fields[0] == "s", let seq = Int64(fields[1]), seq >= 0,
+                let conversation = UUID(uuidString: String(fields[2])), let position = Int64(fields[3]), position >= -1
+            else { return nil }
+            self.init(seq: seq, conversation: conversation, position: position)
+        }
+
+        var text: String { "s.\(seq).\(conversation.lowercased).\(position)" }
+    }
+
+    /// The latest state, one operation per object: each conversation the user sees, followed by
+    /// the messages the policy asks for. Every operation carries the sequence number the state is
+    /// as of; the changes after it come with the next anchor.
+    func snapshot(
+        cursor: SnapshotCursor?, seq: Int64, policy: SyncPolicy, partialCount: Int, limit: Int,
+        presenter: inout Presenter, _ logger: Logger
+    ) async throws -> (operations: [OperationObject], next: SnapshotCursor?) {
+        guard let user = presenter.viewer else { return ([], nil) }
+        let connection = presenter.connection
+        let start = cursor?.conversation ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: ConversationRecord.columns) FROM sync.conversations c
+            JOIN sync.participants p ON p.conversation_id = c.id
+            WHERE p.app_id = \(presenter.app) AND p.user_id = \(user) AND NOT p.hidden AND c.deleted_at IS NULL
+              AND c.id >= \(start)
+            ORDER BY c.id LIMIT \(Int64(limit + 1))
+            """, logger: logger)
+        var records: [ConversationRecord] = []
+        for try await row in rows { records.append(try ConversationRecord(row: row)) }
+
+        var plan: [(conversation: ConversationRecord, emitConversation: Bool, messages: [MessageRecord])] = []
+        var budget = limit
+        var next: SnapshotCursor?
+        for record in records {
+            let resumed = cursor.map { $0.conversation == record.id && $0.position >= 0 } ?? false
+            if !resumed {
+                guard budget > 0 else {
+                    next = SnapshotCursor(seq: seq, conversation: record.id, position: -1)
+                    break
+                }
+                budget -= 1
+            }
+            let after = resumed ? cursor!.position : 0
+            let wanted = try await snapshotMessages(
+                conversation: record.id, user: user, policy: policy, partialCount: partialCount, after: after,
+                limit: budget + 1, connection, logger)
+            let taken = Array(wanted.prefix(budget))
+            budget -= taken.count
+            plan.append((record, !resumed, taken))
+            if wanted.count > taken.count {
+                next = SnapshotCursor(seq: seq, conversation: record.id, position: taken.last?.position ?? after)
+                break
+            }
+        }
+        let conversations = try await presenter.conversations(plan.filter(\.emitConversation).map(\.conversation))
+        var byID: [UUID: ConversationObject] = [:]
+        for (record, object) in zip(plan.filter(\.emitConversation).map(\.conversation), conversations) {
+            byID[record.id] = object
+        }
+        let messageObjects = try await presenter.messages(plan.flatMap(\.messages))
+        var messageIterator = messageObjects.makeIterator()
+        var operations: [OperationObject] = []
+        for step in plan {
+            if step.emitConversation {
+                operations.append(
+                    OperationObject(
+                        seq: seq, type: .newConversation, conversationID: step.conversation.id,
+                        conversation: byID[step.conversation.id], data: [:]))
+            }
+            for record in step.messages {
+                operations.append(
+                    OperationObject(
+                        seq: seq, type: .newMessage, conversationID: record.conversationID, messageID: record.id,
+                        message: messageIterator.next(), data: [:]))
+            }
+        }
+        return (operations, next)
+    }
+
+    /// The messages of one conversation that a snapshot includes, oldest first.
+    private func snapshotMessages(
+        conversation: UUID, user: String, policy: SyncPolicy, partialCount: Int, after: Int64, limit: Int,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [MessageRecord] {
+        let from: String
+        switch policy {
+        case .complete:
+            from = "0"
+        case .partial:
+            from = """
+                coalesce((SELECT min(position) FROM (SELECT m.position FROM sync.messages m
+                    WHERE m.conversation_id = p.conversation_id AND \(messageVisibleToParticipant)
+                    ORDER BY m.position DESC LIMIT \(partialCount)) AS recent), 0)
+                """
+        case .unreadOnly:
+            from = """
+                coalesce(
+                    (SELECT min(m.position) FROM sync.messages m
+                     WHERE m.conversation_id = p.conversation_id AND m.position > p.read_position
+                       AND m.sender_id IS DISTINCT FROM p.user_id AND \(messageVisibleToParticipant)
+                       AND NOT EXISTS (SELECT 1 FROM sync.receipts r
+                           WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2)),
+                    (SELECT max(m.position) FROM sync.messages m
+                     WHERE m.conversation_id = p.conversation_id AND \(messageVisibleToParticipant)), 0)
+                """
+        }
+        var binds = PostgresBindings()
+        binds.append(conversation)
+        binds.append(user)
+        binds.append(after)
+        binds.append(Int64(limit))
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT \(MessageRecord.columns) FROM sync.participants p
+                    JOIN sync.messages m ON m.conversation_id = p.conversation_id
+                    WHERE p.conversation_id = $1 AND p.user_id = $2 AND m.position > $3
+                      AND m.position >= \(from) AND \(messageVisibleToParticipant)
+                    ORDER BY m.position LIMIT $4
+                    """, binds: binds), logger: logger)
+        var result: [MessageRecord] = []
+        for try await row in rows { result.append(try MessageRecord(row: row)) }
+        return result
+    }
+}
+
+extension PostgresConnection {
+    /// Conversations by id, deleted ones included (the changelog still names them).
+    func conversationsIncludingDeleted(app: UUID, ids: [UUID], logger: Logger) async throws -> [ConversationRecord] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await query(
+            """
+            SELECT \(unescaped: ConversationRecord.columns) FROM sync.conversations c
+            WHERE c.app_id = \(app) AND c.id = ANY(\(ids))
+            """, logger: logger)
+        var result: [ConversationRecord] = []
+        for try await row in rows { result.append(try ConversationRecord(row: row)) }
+        return result
+    }
+}

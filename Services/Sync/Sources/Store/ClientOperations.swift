@@ -1,0 +1,162 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// One operation a device queued while it was offline, as `/sync` receives it.
+struct ClientOperation: Sendable {
+    /// Its place in the request, for error messages.
+    var index: Int
+    var kind: Kind
+
+    enum Kind: Sendable {
+        case newMessage(NewMessage)
+        case updateStatus(message: UUID, status: ReceiptStatus)
+        case updateTags(message: UUID, tags: [String])
+    }
+
+    struct NewMessage: Sendable {
+        var id: UUID
+        var conversation: UUID
+        var parts: ValidatedParts
+        var notification: JSONValue?
+    }
+
+    var messageID: UUID {
+        switch kind {
+        case .newMessage(let message): message.id
+        case .updateStatus(let message, _), .updateTags(let message, _): message
+        }
+    }
+
+    var typeName: String {
+        switch kind {
+        case .newMessage: ChangeType.newMessage.rawValue
+        case .updateStatus: ChangeType.updateStatus.rawValue
+        case .updateTags: ChangeType.updateTags.rawValue
+        }
+    }
+
+    /// Checks every operation before anything is applied, then drops duplicates: of several
+    /// operations of one type on one message, only the last counts.
+    static func parse(_ values: [JSONValue], limit: Int) throws -> [ClientOperation] {
+        guard values.count <= limit else {
+            throw APIError.invalid("operations", "At most \(limit) operations go in one request.")
+        }
+        let parsed = try values.enumerated().map { index, value in
+            try ClientOperation(index: index, value: value)
+        }
+        var last: [String: Int] = [:]
+        for (position, operation) in parsed.enumerated() {
+            last["\(operation.messageID) \(operation.typeName)"] = position
+        }
+        return parsed.enumerated().filter { last["\($1.messageID) \($1.typeName)"] == $0 }.map(\.element)
+    }
+
+    init(index: Int, kind: Kind) {
+        self.index = index
+        self.kind = kind
+    }
+
+    init(index: Int, value: JSONValue) throws {
+        self.index = index
+        let field = "operations.\(index)"
+        guard case .object(let object) = value else {
+            throw APIError.invalid(field, "Each operation is an object.")
+        }
+        func string(_ key: String) throws -> String {
+            guard let value = object[key] else {
+                throw APIError(.missingProperty, "The operation needs '\(key)'.", property: "\(field).\(key)")
+            }
+            guard let text = value.stringValue else { throw APIError.invalid("\(field).\(key)", "'\(key)' is a string.") }
+            return text
+        }
+        func id(_ key: String, _ collection: LayerID.Collection) throws -> UUID {
+            let text = try string(key)
+            guard let id = LayerID(parsing: text, as: collection) else {
+                throw APIError.invalid("\(field).\(key)", "'\(text)' is not a \(collection.rawValue) id.")
+            }
+            return id.uuid
+        }
+        let type = try string("type")
+        let allowed: Set<String>
+        switch type {
+        case ChangeType.newMessage.rawValue:
+            allowed = ["type", "message_id", "conversation_id", "parts", "notification"]
+            let message = try id("message_id", .messages)
+            let parts = try LayerJSONDecoder.make().decode(
+                [PartInput].self, from: LayerJSONEncoder.make().encode(object["parts"] ?? .null))
+            kind = .newMessage(
+                NewMessage(
+                    id: message, conversation: try id("conversation_id", .conversations),
+                    parts: try PartRules.validate(parts, messageID: message, property: "\(field).parts"),
+                    notification: object["notification"] == .null ? nil : object["notification"]))
+        case ChangeType.updateStatus.rawValue:
+            allowed = ["type", "message_id", "status"]
+            let status = try string("status")
+            guard let parsed = ReceiptStatus(name: status), parsed > .sent else {
+                throw APIError.invalid("\(field).status", "status is 'delivered' or 'read'; it never goes back to '\(status)'.")
+            }
+            kind = .updateStatus(message: try id("message_id", .messages), status: parsed)
+        case ChangeType.updateTags.rawValue:
+            allowed = ["type", "message_id", "tags"]
+            guard case .array(let values)? = object["tags"], (1...32).contains(values.count) else {
+                throw APIError.invalid("\(field).tags", "tags is an array of 1 to 32 strings.")
+            }
+            let tags = try values.map { value in
+                guard let tag = value.stringValue, (1...64).contains(tag.count), !tag.contains("\u{0}") else {
+                    throw APIError.invalid("\(field).tags", "A tag is a string of 1 to 64 characters.")
+                }
+                return tag
+            }
+            kind = .updateTags(message: try id("message_id", .messages), tags: Array(Set(tags)).sorted())
+        default:
+            throw APIError.invalid(
+                "\(field).type", "'\(type)' is not an operation a device can send: new_message, update_status or update_tags.")
+        }
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIError.invalid("\(field).\(unknown)", "'\(unknown)' is not a property of a \(type) operation.")
+        }
+    }
+}
+
+extension SyncStore {
+    /// Applies one device operation inside the caller's transaction. A message id that exists is
+    /// the last write of that message (its parts are replaced); statuses only go up; tags merge.
+    func apply(
+        _ operation: ClientOperation, app: UUID, user: String, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        switch operation.kind {
+        case .newMessage(let new):
+            if let existing = try await connection.message(app: app, id: new.id, logger: logger) {
+                guard existing.conversationID == new.conversation else {
+                    throw APIError.invalid("conversation_id", "The message exists in another conversation.")
+                }
+                try await replaceParts(
+                    app: app, message: existing, sender: user, parts: new.parts, notification: new.notification, connection,
+                    logger)
+            } else {
+                if try await connection.messageIDTaken(new.id, logger: logger) {
+                    throw APIError(.idInUse, "The message id is already in use.", property: "message_id")
+                }
+                try await insertMessage(
+                    app: app, conversation: new.conversation, sender: .user(user), id: new.id, parts: new.parts,
+                    notification: new.notification, connection, logger)
+            }
+        case .updateStatus(let message, let status):
+            try await addReceipt(app: app, user: user, message: message, status: status, connection, logger)
+        case .updateTags(let message, let tags):
+            let (record, _) = try await visibleMessage(app: app, id: message, caller: .user(user), connection, logger)
+            try await addTags(app: app, user: user, message: record, tags: tags, announce: true, connection, logger)
+        }
+    }
+}
+
+extension PostgresConnection {
+    func messageIDTaken(_ id: UUID, logger: Logger) async throws -> Bool {
+        let rows = try await query("SELECT 1 FROM sync.messages WHERE id = \(id)", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+}

@@ -1,0 +1,361 @@
+import Crypto
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// Conversations: creation (distinct ones merged by participant set), participants and metadata
+/// changes, deletion, and the lists a user sees.
+extension SyncStore {
+    static let maxParticipants = 25
+
+    struct NewConversation: Sendable {
+        var id: UUID?
+        var participants: [String]
+        var distinct: Bool
+        var metadata: JSONValue?
+    }
+
+    enum CreateOutcome: Sendable {
+        case created(UUID)
+        /// A distinct conversation of these participants exists and matched the request.
+        case existing(UUID)
+        /// It exists with other metadata.
+        case conflict(UUID)
+        /// The client-chosen id is taken.
+        case idInUse(UUID)
+    }
+
+    func createConversation(app: UUID, caller: Caller, _ request: NewConversation, logger: Logger) async throws -> CreateOutcome {
+        var members = request.participants
+        if let creator = caller.userID { members.append(creator) }
+        members = Array(Set(members)).sorted()
+        guard !members.isEmpty else {
+            throw APIError(.missingProperty, "A conversation needs participants.", property: "participants")
+        }
+        guard members.count <= Self.maxParticipants else {
+            throw APIError.invalid("participants", "A conversation has at most \(Self.maxParticipants) participants.")
+        }
+        if let metadata = request.metadata, metadata != .null {
+            guard case .object = metadata else { throw APIError.invalid("metadata", "metadata is an object.") }
+            try validateMetadata(metadata, property: "metadata")
+        }
+        let metadata = request.metadata == .null ? nil : request.metadata
+        let distinctKey = request.distinct ? Self.distinctKey(members) : nil
+        return try await write(logger: logger) { connection in
+            if let id = request.id, try await connection.conversationExists(id: id, logger: logger) {
+                return .idInUse(id)
+            }
+            if let creator = caller.userID {
+                let blocked = try await connection.blockedBy(creator, among: members, app: app, logger: logger)
+                if let user = blocked.first {
+                    throw APIError(
+                        .participantBlocked, "You blocked '\(user)', so they cannot be added.", property: "participants")
+                }
+            }
+            let id = request.id ?? UUID()
+            let inserted = try await connection.query(
+                """
+                INSERT INTO sync.conversations (app_id, id, created_by, is_distinct, distinct_key, metadata)
+                VALUES (\(app), \(id), \(caller.userID), \(request.distinct), \(distinctKey), \((metadata ?? [:]).jsonText)::jsonb)
+                ON CONFLICT (app_id, distinct_key) WHERE distinct_key IS NOT NULL DO NOTHING
+                RETURNING id
+                """, logger: logger)
+            var created = false
+            for try await _ in inserted { created = true }
+            if !created, let distinctKey {
+                return try await existingDistinct(app: app, key: distinctKey, caller: caller, metadata: metadata, connection, logger)
+            }
+            try await connection.ensureIdentities(app: app, users: members, logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO sync.participants (app_id, conversation_id, user_id)
+                SELECT \(app), \(id), u FROM unnest(\(members)::text[]) AS u
+                """, logger: logger)
+            try await connection.appendChange(app: app, users: members, .newConversation, conversation: id, logger: logger)
+            return .created(id)
+        }
+    }
+
+    /// The distinct conversation another creator made first: returned as is when the request's
+    /// metadata is absent or equal, a conflict otherwise. A creator who had deleted it from their
+    /// devices gets it back.
+    private func existingDistinct(
+        app: UUID, key: String, caller: Caller, metadata: JSONValue?, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> CreateOutcome {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: ConversationRecord.columns) FROM sync.conversations c
+            WHERE c.app_id = \(app) AND c.distinct_key = \(key)
+            """, logger: logger)
+        var found: ConversationRecord?
+        for try await row in rows { found = try ConversationRecord(row: row) }
+        guard let existing = found else { throw APIError(.serviceUnavailable, "The conversation changed meanwhile; try again.") }
+        if let metadata, metadata != existing.metadata { return .conflict(existing.id) }
+        if let user = caller.userID {
+            let unhidden = try await connection.query(
+                """
+                UPDATE sync.participants SET hidden = false
+                WHERE conversation_id = \(existing.id) AND user_id = \(user) AND hidden RETURNING user_id
+                """, logger: logger)
+            for try await _ in unhidden {
+                try await connection.appendChange(
+                    app: app, users: [user], .newConversation, conversation: existing.id, logger: logger)
+            }
+        }
+        return .existing(existing.id)
+    }
+
+    /// Distinct conversations are keyed by a digest of their sorted participant list.
+    static func distinctKey(_ sortedMembers: [String]) -> String {
+        let text = (try? JSONEncoder().encode(sortedMembers)) ?? Data()
+        return SHA256.hash(data: text).map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: Access
+
+    /// The conversation and the caller's participation, if the caller may see it. Users who were
+    /// never in it (or deleted it from their devices) get 404; with `forWriting`, former
+    /// participants get 403.
+    func access(
+        app: UUID, conversation id: UUID, caller: Caller, forWriting: Bool, lock: Bool = false,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> (ConversationRecord, [ParticipantRecord]) {
+        guard let conversation = try await connection.conversation(app: app, id: id, lock: lock, logger: logger) else {
+            throw APIError.notFound("The conversation")
+        }
+        let members = try await connection.participants(of: [id], logger: logger)[id] ?? []
+        if let user = caller.userID {
+            guard let own = members.first(where: { $0.userID == user }), !own.hidden else {
+                throw APIError.notFound("The conversation")
+            }
+            if forWriting, !own.isCurrent {
+                throw APIError(.accessDenied, "You are no longer a participant of this conversation.")
+            }
+        }
+        return (conversation, members)
+    }
+
+    // MARK: Changes
+
+    func patchConversation(
+        app: UUID, caller: Caller, id: UUID, operations: [LayerPatchOperation], logger: Logger
+    ) async throws {
+        try await write(logger: logger) { connection in
+            let (conversation, members) = try await access(
+                app: app, conversation: id, caller: caller, forWriting: true, lock: true, connection, logger)
+            let before = members.filter(\.isCurrent).map(\.userID)
+            var current = before
+            var metadata = conversation.metadata
+            var privateMetadata = members.first { $0.userID == caller.userID }?.privateMetadata ?? [:]
+            var privateChanged = false
+            for operation in operations {
+                switch operation.path.first {
+                case "participants" where operation.path.count == 1:
+                    current = try applyParticipantsOperation(operation, to: current)
+                case "metadata":
+                    metadata = try applyMetadataOperation(operation, to: metadata, root: "metadata")
+                case "private_metadata" where caller.userID != nil:
+                    privateMetadata = try applyMetadataOperation(operation, to: privateMetadata, root: "private_metadata")
+                    privateChanged = true
+                default:
+                    throw APIError.invalid(
+                        operation.property, "'\(operation.property)' cannot be changed; patch participants or metadata.")
+                }
+            }
+            guard current.count <= Self.maxParticipants else {
+                throw APIError.invalid("participants", "A conversation has at most \(Self.maxParticipants) participants.")
+            }
+            let added = current.filter { !before.contains($0) }
+            let removed = before.filter { !current.contains($0) }
+            if let user = caller.userID, let blocked = try await connection.blockedBy(user, among: added, app: app, logger: logger).first {
+                throw APIError(.participantBlocked, "You blocked '\(blocked)', so they cannot be added.", property: "participants")
+            }
+            let membershipChanged = !added.isEmpty || !removed.isEmpty
+            let metadataChanged = metadata != conversation.metadata
+            if membershipChanged || metadataChanged {
+                try await connection.query(
+                    """
+                    UPDATE sync.conversations SET metadata = \(metadata.jsonText)::jsonb,
+                        is_distinct = is_distinct AND NOT \(membershipChanged),
+                        distinct_key = CASE WHEN \(membershipChanged) THEN NULL ELSE distinct_key END
+                    WHERE id = \(id)
+                    """, logger: logger)
+            }
+            if !added.isEmpty {
+                try await connection.ensureIdentities(app: app, users: added, logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO sync.participants (app_id, conversation_id, user_id)
+                    SELECT \(app), \(id), u FROM unnest(\(added)::text[]) AS u ORDER BY u
+                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET left_position = NULL, hidden = false
+                    """, logger: logger)
+            }
+            if !removed.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE sync.participants SET left_position = \(conversation.lastPosition)
+                    WHERE conversation_id = \(id) AND user_id = ANY(\(removed))
+                    """, logger: logger)
+            }
+            if privateChanged, let user = caller.userID {
+                try await connection.query(
+                    """
+                    UPDATE sync.participants SET private_metadata = \(privateMetadata.jsonText)::jsonb
+                    WHERE conversation_id = \(id) AND user_id = \(user)
+                    """, logger: logger)
+            }
+            var updated = Set<String>()
+            if membershipChanged || metadataChanged { updated = Set(current).subtracting(added).union(removed) }
+            if privateChanged, let user = caller.userID, current.contains(user) { updated.insert(user) }
+            try await connection.appendChange(app: app, users: added, .newConversation, conversation: id, logger: logger)
+            try await connection.appendChange(
+                app: app, users: updated.sorted(), .updateConversation, conversation: id, logger: logger)
+        }
+    }
+
+    private func applyParticipantsOperation(_ operation: LayerPatchOperation, to members: [String]) throws -> [String] {
+        let property = "participants"
+        func named(_ value: JSONValue?, _ id: String?) throws -> String {
+            if let id { return try userID(fromText: id, property: property) }
+            guard let value else { throw APIError(.missingProperty, "The operation needs a value or an id.", property: property) }
+            return try userID(named: value, property: property)
+        }
+        switch operation.operation {
+        case .add:
+            let user = try named(operation.value, operation.id)
+            return members.contains(user) ? members : members + [user]
+        case .remove:
+            let user = try named(operation.value, operation.id)
+            return members.filter { $0 != user }
+        case .set:
+            guard case .array(let values) = operation.value ?? .array([]) else {
+                throw APIError.invalid(property, "'set' of participants takes an array.")
+            }
+            var result: [String] = []
+            for value in values {
+                let user = try named(value, nil)
+                if !result.contains(user) { result.append(user) }
+            }
+            return result
+        case .delete:
+            throw APIError.invalid(property, "participants take 'add', 'remove' and 'set' operations.")
+        }
+    }
+
+    enum DeletionMode: String, Sendable {
+        case allParticipants = "all_participants"
+        case myDevices = "my_devices"
+    }
+
+    /// Deletes a conversation for everybody, or from the caller's devices (and, with `leave`,
+    /// takes them out of it). Deleting a conversation that is already deleted for everybody is a
+    /// success for the app's backend.
+    func deleteConversation(
+        app: UUID, caller: Caller, id: UUID, mode: DeletionMode, leave: Bool, logger: Logger
+    ) async throws {
+        try await write(logger: logger) { connection in
+            if caller == .app, try await connection.conversationExists(id: id, app: app, deletedOnly: true, logger: logger) {
+                return
+            }
+            let (conversation, members) = try await access(
+                app: app, conversation: id, caller: caller, forWriting: mode == .allParticipants || leave, lock: true,
+                connection, logger)
+            let current = members.filter(\.isCurrent).map(\.userID)
+            switch (mode, caller.userID) {
+            case (.allParticipants, _), (_, nil):
+                try await connection.query(
+                    "UPDATE sync.conversations SET deleted_at = now(), distinct_key = NULL WHERE id = \(id)", logger: logger)
+                try await connection.appendChange(
+                    app: app, users: current, .deleteConversation, conversation: id,
+                    data: ["mode": "all_participants"], logger: logger)
+            case (.myDevices, let user?):
+                try await connection.query(
+                    """
+                    UPDATE sync.participants SET hidden = true, cleared_position = \(conversation.lastPosition),
+                        left_position = CASE WHEN \(leave) THEN coalesce(left_position, \(conversation.lastPosition)) ELSE left_position END
+                    WHERE conversation_id = \(id) AND user_id = \(user)
+                    """, logger: logger)
+                try await connection.appendChange(
+                    app: app, users: [user], .deleteConversation, conversation: id,
+                    data: ["mode": "my_devices", "from_position": .number(Double(conversation.lastPosition))], logger: logger)
+                if leave, current.contains(user) {
+                    try await connection.query(
+                        "UPDATE sync.conversations SET is_distinct = false, distinct_key = NULL WHERE id = \(id)", logger: logger)
+                    try await connection.appendChange(
+                        app: app, users: current.filter { $0 != user }, .updateConversation, conversation: id, logger: logger)
+                }
+            }
+        }
+    }
+
+    // MARK: Lists
+
+    enum ConversationOrder: String, Sendable {
+        case createdAt = "created_at"
+        case lastMessage = "last_message"
+    }
+
+    /// A page of `user`'s conversations, newest first, after `fromID`; and how many there are.
+    func conversations(
+        app: UUID, user: String, order: ConversationOrder, fromID: UUID?, pageSize: Int,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> (records: [ConversationRecord], total: Int) {
+        let key = order == .createdAt ? "c.created_at" : "coalesce(c.last_message_at, c.created_at)"
+        let base = """
+            FROM sync.conversations c JOIN sync.participants p ON p.conversation_id = c.id
+            WHERE p.app_id = $1 AND p.user_id = $2 AND NOT p.hidden AND c.deleted_at IS NULL
+            """
+        var cursor = ""
+        var binds = PostgresBindings()
+        binds.append(app)
+        binds.append(user)
+        binds.append(Int64(pageSize))
+        if let fromID {
+            guard try await connection.conversationExists(id: fromID, app: app, logger: logger) else {
+                throw APIError.invalid("from_id", "from_id names no conversation of yours.")
+            }
+            cursor = "AND (\(key), c.id) < (SELECT \(key), c.id FROM sync.conversations c WHERE c.id = $4)"
+            binds.append(fromID)
+        }
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(ConversationRecord.columns) \(base) \(cursor) ORDER BY \(key) DESC, c.id DESC LIMIT $3",
+                binds: binds), logger: logger)
+        var records: [ConversationRecord] = []
+        for try await row in rows { records.append(try ConversationRecord(row: row)) }
+        var countBinds = PostgresBindings()
+        countBinds.append(app)
+        countBinds.append(user)
+        let counted = try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) \(base)", binds: countBinds), logger: logger)
+        var total = 0
+        for try await count in counted.decode(Int64.self) { total = Int(count) }
+        return (records, total)
+    }
+}
+
+extension PostgresConnection {
+    func conversationExists(id: UUID, app: UUID? = nil, deletedOnly: Bool = false, logger: Logger) async throws -> Bool {
+        let rows = try await query(
+            """
+            SELECT 1 FROM sync.conversations
+            WHERE id = \(id) AND (\(app)::uuid IS NULL OR app_id = \(app)) AND (NOT \(deletedOnly) OR deleted_at IS NOT NULL)
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    /// Those of `users` whom `owner` blocked.
+    func blockedBy(_ owner: String, among users: [String], app: UUID, logger: Logger) async throws -> [String] {
+        guard !users.isEmpty else { return [] }
+        let rows = try await query(
+            """
+            SELECT blocked_id FROM sync.blocks
+            WHERE app_id = \(app) AND owner_id = \(owner) AND blocked_id = ANY(\(users)) ORDER BY blocked_id
+            """, logger: logger)
+        var result: [String] = []
+        for try await user in rows.decode(String.self) { result.append(user) }
+        return result
+    }
+}

@@ -1,0 +1,309 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// Messages: sending (and resending, last write wins), receipts, deletion and tags, and the
+/// lists a participant sees.
+extension SyncStore {
+    enum Sender: Sendable, Equatable {
+        case user(String)
+        case system(name: String)
+
+        var userID: String? {
+            if case .user(let id) = self { return id }
+            return nil
+        }
+    }
+
+    enum SendOutcome: Sendable {
+        case sent(UUID)
+        case idInUse(UUID)
+    }
+
+    /// Sends a message: the next position of its conversation, a changelog entry for every
+    /// current participant who did not block the sender, and the conversation back on the
+    /// devices of those who had deleted it from theirs.
+    func send(
+        app: UUID, conversation: UUID, sender: Sender, id: UUID?, parts: ValidatedParts, notification: JSONValue?,
+        logger: Logger
+    ) async throws -> SendOutcome {
+        let id = id ?? UUID()
+        do {
+            try await write(logger: logger) { connection in
+                try await insertMessage(
+                    app: app, conversation: conversation, sender: sender, id: id, parts: parts,
+                    notification: notification, connection, logger)
+            }
+            return .sent(id)
+        } catch let error as PSQLError where error.sqlState == "23505" {
+            return .idInUse(id)
+        }
+    }
+
+    func insertMessage(
+        app: UUID, conversation: UUID, sender: Sender, id: UUID, parts: ValidatedParts, notification: JSONValue?,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        // Taking the next position locks the conversation row until commit, which orders the
+        // messages of one conversation; the members come back in the same round trip.
+        let rows = try await connection.query(
+            """
+            WITH c AS (
+                UPDATE sync.conversations SET last_position = last_position + 1, last_message_at = clock_timestamp()
+                WHERE app_id = \(app) AND id = \(conversation) AND deleted_at IS NULL
+                RETURNING id, last_position)
+            SELECT c.last_position, p.user_id, p.left_position IS NULL, p.hidden,
+                EXISTS (SELECT 1 FROM sync.blocks b
+                        WHERE b.app_id = \(app) AND b.owner_id = p.user_id AND b.blocked_id = \(sender.userID))
+            FROM c LEFT JOIN sync.participants p ON p.conversation_id = c.id
+            """, logger: logger)
+        var position: Int64?
+        var recipients: [String] = []
+        var unhidden: [String] = []
+        var senderStatus: Bool?
+        for try await (last, user, isCurrent, hidden, blocking) in rows.decode((Int64, String?, Bool?, Bool?, Bool).self) {
+            position = last
+            guard let user, let isCurrent else { continue }
+            if user == sender.userID { senderStatus = isCurrent }
+            guard isCurrent, !blocking else { continue }
+            recipients.append(user)
+            if hidden == true { unhidden.append(user) }
+        }
+        guard let position else { throw APIError.notFound("The conversation") }
+        if sender.userID != nil {
+            guard let senderStatus else { throw APIError.notFound("The conversation") }
+            guard senderStatus else { throw APIError(.accessDenied, "You are no longer a participant of this conversation.") }
+        }
+        let partsText = String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self)
+        var senderName: String?
+        if case .system(let name) = sender { senderName = name }
+        try await connection.query(
+            """
+            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, sender_name, parts, notification)
+            VALUES (\(app), \(id), \(conversation), \(position), \(sender.userID), \(senderName), \(partsText)::jsonb,
+                    \(notification?.jsonText)::jsonb)
+            """, logger: logger)
+        if !unhidden.isEmpty {
+            try await connection.query(
+                "UPDATE sync.participants SET hidden = false WHERE conversation_id = \(conversation) AND user_id = ANY(\(unhidden))",
+                logger: logger)
+            try await connection.appendChange(
+                app: app, users: unhidden, .newConversation, conversation: conversation, logger: logger)
+        }
+        if !parts.contentIDs.isEmpty {
+            try await connection.query(
+                """
+                INSERT INTO sync.message_content (app_id, content_id, message_id, conversation_id)
+                SELECT \(app), cid, \(id), \(conversation) FROM unnest(\(parts.contentIDs)::uuid[]) AS cid
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+        try await connection.appendChange(
+            app: app, users: recipients, .newMessage, conversation: conversation, message: id, logger: logger)
+    }
+
+    /// A message sent again under its id (from a device's queue): the last write wins, so its
+    /// parts are replaced, and every participant hears of it again. Only its sender may do this.
+    func replaceParts(
+        app: UUID, message: MessageRecord, sender: String, parts: ValidatedParts, notification: JSONValue?,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        guard message.senderID == sender else {
+            throw APIError(.idInUse, "The message id belongs to another sender's message.")
+        }
+        let (_, members) = try await access(
+            app: app, conversation: message.conversationID, caller: .user(sender), forWriting: true, connection, logger)
+        let partsText = String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self)
+        try await connection.query(
+            """
+            UPDATE sync.messages SET parts = \(partsText)::jsonb, notification = coalesce(\(notification?.jsonText)::jsonb, notification),
+                updated_at = clock_timestamp()
+            WHERE id = \(message.id)
+            """, logger: logger)
+        let current = members.filter(\.isCurrent).map(\.userID)
+        let blocking = try await connection.usersBlocking(sender, among: current, app: app, logger: logger)
+        try await connection.appendChange(
+            app: app, users: current.filter { !blocking.contains($0) }, .newMessage, conversation: message.conversationID,
+            message: message.id, logger: logger)
+    }
+
+    /// The message if `caller` may see it (and the caller's participation), else 404.
+    func visibleMessage(
+        app: UUID, id: UUID, caller: Caller, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> (MessageRecord, [ParticipantRecord]) {
+        guard let message = try await connection.message(app: app, id: id, logger: logger) else {
+            throw APIError.notFound("The message")
+        }
+        let members = try await connection.participants(of: [message.conversationID], logger: logger)[message.conversationID] ?? []
+        if let user = caller.userID {
+            guard let own = members.first(where: { $0.userID == user }), own.sees(position: message.position),
+                try await connection.messageVisible(message.id, to: user, app: app, logger: logger)
+            else { throw APIError.notFound("The message") }
+        }
+        return (message, members)
+    }
+
+    // MARK: Receipts
+
+    /// Raises `user`'s status of a message; a status never goes down, and the sender has read
+    /// their own message already. Every participant hears of a change.
+    func addReceipt(
+        app: UUID, user: String, message id: UUID, status: ReceiptStatus, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        let (message, members) = try await visibleMessage(app: app, id: id, caller: .user(user), connection, logger)
+        guard message.senderID != user, let own = members.first(where: { $0.userID == user }) else { return }
+        let rows = try await connection.query(
+            """
+            INSERT INTO sync.receipts AS r (app_id, message_id, user_id, status) VALUES (\(app), \(id), \(user), \(status.rawValue))
+            ON CONFLICT (message_id, user_id) DO UPDATE SET status = excluded.status, updated_at = now()
+                WHERE r.status < excluded.status
+            RETURNING status
+            """, logger: logger)
+        var raised = false
+        for try await _ in rows { raised = true }
+        let before = Presenter.status(of: message, for: own, receipt: nil)
+        guard raised, status > before else { return }
+        try await connection.appendChange(
+            app: app, users: members.filter(\.isCurrent).map(\.userID), .updateStatus, conversation: message.conversationID,
+            message: id, data: ["user_id": .string(user), "status": .string(status.name)], logger: logger)
+    }
+
+    /// Marks every message up to `position` (all of them without one) read for `user`.
+    func markAllRead(app: UUID, user: String, conversation id: UUID, position: Int64?, logger: Logger) async throws {
+        try await write(logger: logger) { connection in
+            let (conversation, members) = try await access(
+                app: app, conversation: id, caller: .user(user), forWriting: false, connection, logger)
+            guard let own = members.first(where: { $0.userID == user }) else { return }
+            let limit = own.leftPosition ?? conversation.lastPosition
+            let target = min(position ?? limit, limit)
+            guard target > own.readPosition else { return }
+            try await connection.query(
+                """
+                UPDATE sync.participants SET read_position = \(target), delivered_position = greatest(delivered_position, \(target))
+                WHERE conversation_id = \(id) AND user_id = \(user)
+                """, logger: logger)
+            try await connection.appendChange(
+                app: app, users: members.filter(\.isCurrent).map(\.userID), .updateStatus, conversation: id,
+                data: ["user_id": .string(user), "status": "read", "position": .number(Double(target))], logger: logger)
+        }
+    }
+
+    // MARK: Deletion and tags
+
+    /// Deletes a message for everybody (its sender, or the app's backend) or from the caller's
+    /// devices only, which tags it `deleted` for them.
+    func deleteMessage(app: UUID, caller: Caller, id: UUID, mode: DeletionMode, logger: Logger) async throws {
+        try await write(logger: logger) { connection in
+            let (message, members) = try await visibleMessage(app: app, id: id, caller: caller, connection, logger)
+            switch (mode, caller.userID) {
+            case (.myDevices, let user?):
+                try await addTags(app: app, user: user, message: message, tags: ["deleted"], announce: false, connection, logger)
+                try await connection.appendChange(
+                    app: app, users: [user], .deleteMessage, conversation: message.conversationID, message: id,
+                    data: ["mode": "my_devices"], logger: logger)
+            default:
+                if let user = caller.userID {
+                    guard message.senderID == user else {
+                        throw APIError(.accessDenied, "Only its sender can delete a message for all participants.")
+                    }
+                    guard members.contains(where: { $0.userID == user && $0.isCurrent }) else {
+                        throw APIError(.accessDenied, "You are no longer a participant of this conversation.")
+                    }
+                }
+                try await connection.query(
+                    "UPDATE sync.messages SET deleted_at = now(), parts = '[]' WHERE id = \(id)", logger: logger)
+                try await connection.appendChange(
+                    app: app, users: members.filter(\.isCurrent).map(\.userID), .deleteMessage,
+                    conversation: message.conversationID, message: id, data: ["mode": "all_participants"], logger: logger)
+            }
+        }
+    }
+
+    /// Merges `tags` into the user's own tags of a message (a union: tags are only ever added).
+    func addTags(
+        app: UUID, user: String, message: MessageRecord, tags: [String], announce: Bool,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        let rows = try await connection.query(
+            """
+            INSERT INTO sync.message_tags AS t (app_id, message_id, user_id, tags)
+            VALUES (\(app), \(message.id), \(user), \(tags)::text[])
+            ON CONFLICT (message_id, user_id) DO UPDATE
+                SET tags = ARRAY(SELECT DISTINCT unnest(t.tags || excluded.tags) ORDER BY 1)
+                WHERE NOT (t.tags @> excluded.tags)
+            RETURNING tags
+            """, logger: logger)
+        var merged: [String]?
+        for try await value in rows.decode([String].self) { merged = value }
+        if announce, let merged {
+            try await connection.appendChange(
+                app: app, users: [user], .updateTags, conversation: message.conversationID, message: message.id,
+                data: ["tags": .array(merged.map(JSONValue.string))], logger: logger)
+        }
+    }
+
+    // MARK: Lists
+
+    /// A page of the messages `viewer` sees in a conversation (all of them in the system view),
+    /// newest first, before `fromID`; and how many there are.
+    func messages(
+        app: UUID, conversation: UUID, viewer: String?, fromID: UUID?, pageSize: Int,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> (records: [MessageRecord], total: Int) {
+        var before: Int64 = .max
+        if let fromID {
+            let rows = try await connection.query(
+                "SELECT position FROM sync.messages WHERE id = \(fromID) AND conversation_id = \(conversation)", logger: logger)
+            var found: Int64?
+            for try await position in rows.decode(Int64.self) { found = position }
+            guard let found else { throw APIError.invalid("from_id", "from_id names no message of this conversation.") }
+            before = found
+        }
+        let visible =
+            viewer == nil
+            ? "m.deleted_at IS NULL"
+            : messageVisibleToParticipant
+        let join = viewer == nil ? "" : "JOIN sync.participants p ON p.conversation_id = m.conversation_id AND p.user_id = $4"
+        var binds = PostgresBindings()
+        binds.append(conversation)
+        binds.append(before)
+        binds.append(Int64(pageSize))
+        if let viewer { binds.append(viewer) }
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT \(MessageRecord.columns) FROM sync.messages m \(join)
+                    WHERE m.conversation_id = $1 AND m.position < $2 AND \(visible)
+                    ORDER BY m.position DESC LIMIT $3
+                    """, binds: binds), logger: logger)
+        var records: [MessageRecord] = []
+        for try await row in rows { records.append(try MessageRecord(row: row)) }
+        var countBinds = PostgresBindings()
+        countBinds.append(conversation)
+        if let viewer { countBinds.append(viewer) }
+        let counted = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT count(*) FROM sync.messages m \(join.replacingOccurrences(of: "$4", with: "$2"))
+                    WHERE m.conversation_id = $1 AND \(visible)
+                    """, binds: countBinds), logger: logger)
+        var total = 0
+        for try await count in counted.decode(Int64.self) { total = Int(count) }
+        return (records, total)
+    }
+}
+
+extension PostgresConnection {
+    /// Whether the message is neither deleted from `user`'s devices nor from someone they blocked.
+    func messageVisible(_ id: UUID, to user: String, app: UUID, logger: Logger) async throws -> Bool {
+        let rows = try await query(
+            """
+            SELECT 1 FROM sync.messages m JOIN sync.participants p ON p.conversation_id = m.conversation_id AND p.user_id = \(user)
+            WHERE m.id = \(id) AND \(unescaped: messageVisibleToParticipant)
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// Turns rows into the API's objects as one viewer sees them (or, with no viewer, in the Server
+/// API's system view), loading what they refer to in a few batched queries.
+struct Presenter {
+    let app: UUID
+    /// The user whose view this is; nil for the system view.
+    let viewer: String?
+    let urls: URLBuilder
+    let links: ContentLinks
+    let connection: PostgresConnection
+    let logger: Logger
+
+    private(set) var participants: [UUID: [ParticipantRecord]] = [:]
+    private(set) var identities: [String: IdentityRecord] = [:]
+
+    init(app: UUID, viewer: String?, urls: URLBuilder, links: ContentLinks, connection: PostgresConnection, logger: Logger) {
+        self.app = app
+        self.viewer = viewer
+        self.urls = urls
+        self.links = links
+        self.connection = connection
+        self.logger = logger
+    }
+
+    // MARK: Loading
+
+    mutating func loadParticipants(of conversations: some Sequence<UUID>) async throws {
+        let missing = Set(conversations).subtracting(participants.keys)
+        guard !missing.isEmpty else { return }
+        let loaded = try await connection.participants(of: Array(missing), logger: logger)
+        for id in missing { participants[id] = loaded[id] ?? [] }
+    }
+
+    mutating func loadIdentities(_ users: some Sequence<String>) async throws {
+        let missing = Array(Set(users).subtracting(identities.keys))
+        guard !missing.isEmpty else { return }
+        let rows = try await connection.query(
+            "SELECT \(unescaped: IdentityRecord.columns) FROM sync.identities WHERE app_id = \(app) AND user_id = ANY(\(missing))",
+            logger: logger)
+        for try await row in rows {
+            let identity = try IdentityRecord(row: row)
+            identities[identity.userID] = identity
+        }
+        for user in missing where identities[user] == nil { identities[user] = IdentityRecord(userID: user) }
+    }
+
+    // MARK: Identities
+
+    func basicIdentity(_ user: String) -> BasicIdentityObject {
+        let record = identities[user] ?? IdentityRecord(userID: user)
+        return BasicIdentityObject(
+            id: LayerID.identity(userID: user), url: urls.identity(user), userID: user,
+            displayName: record.displayName, avatarURL: record.avatarURL, identityType: record.identityType)
+    }
+
+    func identity(_ record: IdentityRecord) -> IdentityObject {
+        IdentityObject(basic: basicIdentity(record.userID), record: record)
+    }
+
+    // MARK: Messages
+
+    mutating func messages(_ records: [MessageRecord]) async throws -> [MessageObject] {
+        guard !records.isEmpty else { return [] }
+        try await loadParticipants(of: records.map(\.conversationID))
+        let users = records.compactMap(\.senderID) + records.flatMap { participants[$0.conversationID]?.map(\.userID) ?? [] }
+        try await loadIdentities(users)
+        let receipts = try await receipts(of: records.map(\.id))
+        return records.map { message(for: $0, receipts: receipts[$0.id] ?? [:]) }
+    }
+
+    private func receipts(of messages: [UUID]) async throws -> [UUID: [String: ReceiptStatus]] {
+        let rows = try await connection.query(
+            "SELECT message_id, user_id, status FROM sync.receipts WHERE message_id = ANY(\(messages))", logger: logger)
+        var result: [UUID: [String: ReceiptStatus]] = [:]
+        for try await (message, user, status) in rows.decode((UUID, String, Int16).self) {
+            result[message, default: [:]][user] = ReceiptStatus(rawValue: status) ?? .sent
+        }
+        return result
+    }
+
+    /// The status of `message` for `participant`: the sender has read it; otherwise the higher of
+    /// the participant's receipt and the read/delivered marks that `mark_all_read` moves.
+    static func status(
+        of message: MessageRecord, for participant: ParticipantRecord, receipt: ReceiptStatus?
+    ) -> ReceiptStatus {
+        if message.senderID == participant.userID { return .read }
+        var status = receipt ?? .sent
+        if message.position <= participant.readPosition {
+            status = .read
+        } else if message.position <= participant.deliveredPosition {
+            status = max(status, .delivered)
+        }
+        return status
+    }
+
+    private func message(for record: MessageRecord, receipts: [String: ReceiptStatus]) -> MessageObject {
+        let members = (participants[record.conversationID] ?? []).filter { participant in
+            participant.leftPosition.map { record.position <= $0 } ?? true
+        }
+        var recipientStatus: [String: String] = [:]
+        var viewerStatus: ReceiptStatus?
+        for participant in members {
+            let status = Self.status(of: record, for: participant, receipt: receipts[participant.userID])
+            recipientStatus[LayerID.identity(userID: participant.userID)] = status.name
+            if participant.userID == viewer { viewerStatus = status }
+        }
+        if let sender = record.senderID { recipientStatus[LayerID.identity(userID: sender)] = ReceiptStatus.read.name }
+        let sender: SenderObject =
+            if let senderID = record.senderID { .identity(basicIdentity(senderID)) } else {
+                .system(name: record.senderName ?? "")
+            }
+        return MessageObject(
+            id: LayerID(.messages, record.id).uri, url: urls.message(record.id),
+            receiptsURL: urls.message(record.id) + "/receipts", position: record.position,
+            conversation: ConversationReference(
+                id: LayerID(.conversations, record.conversationID).uri, url: urls.conversation(record.conversationID)),
+            parts: record.parts.map { part(for: $0, of: record) }, sentAt: record.sentAt, updatedAt: record.updatedAt,
+            sender: sender,
+            isUnread: viewer.map { viewer in record.senderID != viewer && (viewerStatus ?? .read) < .read },
+            recipientStatus: recipientStatus, notification: record.notification)
+    }
+
+    func part(for part: StoredPart, of message: MessageRecord) -> PartObject {
+        var content: ContentObject?
+        if let contentID = part.contentID {
+            let download = links.url(.download, content: contentID, urls: urls)
+            content = ContentObject(
+                id: LayerID(.content, contentID).uri, size: part.size ?? 0, downloadURL: download.url,
+                expiration: download.expiration, refreshURL: urls.content(contentID))
+        }
+        return PartObject(
+            id: "\(LayerID(.messages, message.id).uri)/parts/\(part.id.lowercased)", url: urls.part(part.id, of: message.id),
+            messageURL: urls.message(message.id), mimeType: part.mimeType, body: part.body, encoding: part.encoding,
+            content: content, updatedAt: message.updatedAt)
+    }
+
+    // MARK: Conversations
+
+    mutating func conversations(_ records: [ConversationRecord]) async throws -> [ConversationObject] {
+        guard !records.isEmpty else { return [] }
+        try await loadParticipants(of: records.map(\.id))
+        try await loadIdentities(records.flatMap { participants[$0.id]?.map(\.userID) ?? [] })
+        var stats: [UUID: ViewerStats] = [:]
+        var lastMessages: [UUID: MessageObject] = [:]
+        if let viewer {
+            stats = try await viewerStats(records.map(\.id), viewer: viewer)
+            let last = try await connection.messages(ids: stats.values.compactMap(\.lastMessageID), logger: logger)
+            for message in try await messages(last) {
+                if let id = LayerID(parsing: message.id, as: .messages)?.uuid,
+                    let record = last.first(where: { $0.id == id })
+                {
+                    lastMessages[record.conversationID] = message
+                }
+            }
+        }
+        return records.map { record in
+            let members = participants[record.id] ?? []
+            let own = members.first { $0.userID == viewer }
+            // A former participant still sees the conversation, but no longer who is in it.
+            let visible = (own.map { !$0.isCurrent } ?? false) ? [] : members.filter(\.isCurrent)
+            var object = ConversationObject(
+                id: LayerID(.conversations, record.id).uri, url: urls.conversation(record.id),
+                messagesURL: urls.messages(of: record.id), createdAt: record.createdAt,
+                participants: visible.map { basicIdentity($0.userID) }, isDistinct: record.isDistinct,
+                metadata: record.metadata)
+            if viewer != nil {
+                let stat = stats[record.id]
+                object.viewer = .init(
+                    lastMessage: lastMessages[record.id], unreadMessageCount: stat?.unread ?? 0,
+                    totalMessageCount: stat?.total ?? 0, privateMetadata: own?.privateMetadata ?? [:])
+            }
+            return object
+        }
+    }
+
+    struct ViewerStats {
+        var total: Int
+        var unread: Int
+        var lastMessageID: UUID?
+    }
+
+    private func viewerStats(_ conversations: [UUID], viewer: String) async throws -> [UUID: ViewerStats] {
+        let rows = try await connection.query(
+            """
+            SELECT p.conversation_id,
+                (SELECT count(*) FROM sync.messages m
+                 WHERE m.conversation_id = p.conversation_id AND \(unescaped: messageVisibleToParticipant)),
+                (SELECT count(*) FROM sync.messages m
+                 WHERE m.conversation_id = p.conversation_id AND m.position > p.read_position
+                   AND m.sender_id IS DISTINCT FROM p.user_id AND \(unescaped: messageVisibleToParticipant)
+                   AND NOT EXISTS (SELECT 1 FROM sync.receipts r
+                       WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2)),
+                (SELECT m.id FROM sync.messages m
+                 WHERE m.conversation_id = p.conversation_id AND \(unescaped: messageVisibleToParticipant)
+                 ORDER BY m.position DESC LIMIT 1)
+            FROM sync.participants p
+            WHERE p.app_id = \(app) AND p.user_id = \(viewer) AND p.conversation_id = ANY(\(conversations))
+            """, logger: logger)
+        var result: [UUID: ViewerStats] = [:]
+        for try await (id, total, unread, last) in rows.decode((UUID, Int64, Int64, UUID?).self) {
+            result[id] = ViewerStats(total: Int(total), unread: Int(unread), lastMessageID: last)
+        }
+        return result
+    }
+}

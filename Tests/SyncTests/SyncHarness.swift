@@ -1,0 +1,173 @@
+import AsyncHTTPClient
+import Foundation
+import LayerModels
+import LayerServer
+import LayerSync
+import LayerTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The auth and sync services on one listener (as `layer dev` runs them), with an app of their
+/// own; a test signs users in and acts as them, or as the app's backend.
+struct SyncHarness: Sendable {
+    let fixture: AuthFixture
+
+    static func run<T: Sendable>(
+        settings: SyncSettings = SyncSettings(), _ body: @Sendable (SyncHarness) async throws -> T
+    ) async throws -> T {
+        try await AuthFixture.run(withSync: settings) { fixture in try await body(SyncHarness(fixture: fixture)) }
+    }
+
+    var client: TestClient { fixture.client }
+    var appID: String { fixture.app.id.lowercased }
+
+    /// Signs `name` in and returns a client that acts as them.
+    func user(_ name: String, claims: [String: JSONValue] = [:]) async throws -> UserClient {
+        let token = try fixture.app.signer.token(userID: name, nonce: try await fixture.nonce(), extraClaims: claims)
+        let response = try await fixture.createSession(token: token)
+        guard response.status == 201, let session = response.json?["session_token"]?.stringValue else {
+            throw FixtureError("POST /sessions answered \(response.status): \(response.text)")
+        }
+        return UserClient(id: name, token: session, client: client)
+    }
+
+    /// A client of the Server API with a fresh token of the app.
+    func server() async throws -> ServerClient {
+        ServerClient(appID: appID, token: try await fixture.serverAPIToken(), client: client)
+    }
+}
+
+/// Requests as one signed-in user.
+struct UserClient: Sendable {
+    let id: String
+    let token: String
+    let client: TestClient
+
+    var identityID: String { LayerID.identity(userID: id) }
+    var auth: [(String, String)] { AuthFixture.sessionHeader(token) }
+
+    func get(_ path: String) async throws -> TestResponse {
+        try await client.request(.GET, path, headers: auth)
+    }
+
+    func post(_ path: String, _ json: JSONValue) async throws -> TestResponse {
+        try await client.request(.POST, path, headers: auth, json: json)
+    }
+
+    func patch(_ path: String, _ operations: JSONValue) async throws -> TestResponse {
+        try await client.request(.PATCH, path, headers: auth, json: operations, contentType: MediaType.layerPatch)
+    }
+
+    func delete(_ path: String) async throws -> TestResponse {
+        try await client.request(.DELETE, path, headers: auth)
+    }
+
+    /// Creates a conversation and returns its id (the full URI); fails the test unless 201/200.
+    func conversation(
+        with others: [String], distinct: Bool = true, metadata: JSONValue? = nil
+    ) async throws -> String {
+        var body: [String: JSONValue] = [
+            "participants": .array(others.map { .string(LayerID.identity(userID: $0)) }), "distinct": .bool(distinct),
+        ]
+        if let metadata { body["metadata"] = metadata }
+        let response = try await post("/conversations", .object(body))
+        guard [200, 201].contains(response.status), let id = response.json?["id"]?.stringValue else {
+            throw FixtureError("POST /conversations answered \(response.status): \(response.text)")
+        }
+        return id
+    }
+
+    /// Sends a text message and returns it; fails the test unless 201.
+    func send(_ text: String, to conversation: String, id: String? = nil) async throws -> JSONValue {
+        let response = try await sendRaw(text, to: conversation, id: id)
+        guard response.status == 201, let json = response.json else {
+            throw FixtureError("sending a message answered \(response.status): \(response.text)")
+        }
+        return json
+    }
+
+    func sendRaw(_ text: String, to conversation: String, id: String? = nil) async throws -> TestResponse {
+        var body: [String: JSONValue] = ["parts": [["mime_type": "text/plain", "body": .string(text)]]]
+        if let id { body["id"] = .string(id) }
+        return try await post("/\(path(conversation))/messages", .object(body))
+    }
+
+    /// `POST /sync`; fails the test unless 200.
+    func sync(
+        anchor: JSONValue = 0, operations: [JSONValue] = [], limit: Int? = nil, policy: String? = nil,
+        partialCount: Int? = nil
+    ) async throws -> JSONValue {
+        let response = try await syncRaw(
+            anchor: anchor, operations: operations, limit: limit, policy: policy, partialCount: partialCount)
+        guard response.status == 200, let json = response.json else {
+            throw FixtureError("POST /sync answered \(response.status): \(response.text)")
+        }
+        return json
+    }
+
+    func syncRaw(
+        anchor: JSONValue = 0, operations: [JSONValue] = [], limit: Int? = nil, policy: String? = nil,
+        partialCount: Int? = nil
+    ) async throws -> TestResponse {
+        var body: [String: JSONValue] = ["anchor": anchor, "operations": .array(operations)]
+        if let limit { body["limit"] = .number(Double(limit)) }
+        if let policy { body["policy"] = .string(policy) }
+        if let partialCount { body["partial_count"] = .number(Double(partialCount)) }
+        return try await post("/sync", .object(body))
+    }
+
+    /// Every operation of this user's changelog after `anchor`, following `more`; and the last anchor.
+    func catchUp(from anchor: JSONValue, limit: Int = 500) async throws -> (operations: [JSONValue], anchor: JSONValue) {
+        var anchor = anchor
+        var operations: [JSONValue] = []
+        while true {
+            let page = try await sync(anchor: anchor, limit: limit)
+            operations += page["operations"]?.arrayValue ?? []
+            anchor = page["anchor"] ?? anchor
+            if page["more"] != .bool(true) { return (operations, anchor) }
+        }
+    }
+}
+
+/// Requests of the app's backend through the Server API.
+struct ServerClient: Sendable {
+    let appID: String
+    let token: String
+    let client: TestClient
+
+    var auth: [(String, String)] { [("Authorization", "Bearer \(token)")] }
+
+    func request(
+        _ method: HTTPMethod, _ path: String, _ json: JSONValue? = nil, headers: [(String, String)] = [],
+        contentType: String = MediaType.json
+    ) async throws -> TestResponse {
+        let url = "/apps/\(appID)\(path)"
+        if let json {
+            return try await client.request(method, url, headers: auth + headers, json: json, contentType: contentType)
+        }
+        return try await client.request(method, url, headers: auth + headers)
+    }
+}
+
+/// The path of an object from its `layer:///` id: `conversations/<uuid>`.
+func path(_ id: String) -> String {
+    id.hasPrefix("layer:///") ? String(id.dropFirst("layer:///".count)) : id
+}
+
+extension JSONValue {
+    var arrayValue: [JSONValue]? {
+        if case .array(let values) = self { return values }
+        return nil
+    }
+
+    var intValue: Int? {
+        if case .number(let value) = self { return Int(exactly: value) }
+        return nil
+    }
+
+    var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+}
