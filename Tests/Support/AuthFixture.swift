@@ -60,7 +60,12 @@ public struct AuthFixture: Sendable {
             let auth = AuthService(settings: authSettings, server: settings, postgres: postgres)
             guard let syncSettings else { return [auth] }
             // As in `layer dev`: the sync service calls the auth service over HTTP on the same listener.
-            return [auth, SyncService(settings: syncSettings, server: settings, postgres: postgres, authURL: { selfURL.get() })]
+            return [
+                auth,
+                SyncService(
+                    settings: syncSettings, server: settings, postgres: postgres, authURL: { selfURL.get() },
+                    http: serviceHTTPClient),
+            ]
         }
         let internalToken = serverSettings.internalToken
         return try await LiveServer.run(
@@ -144,6 +149,11 @@ public struct AuthFixture: Sendable {
         [("Authorization", "Layer session-token=\"\(token)\"")]
     }
 }
+
+/// The services' own HTTP client in tests. Tests send their requests with `HTTPClient.shared`; if
+/// the services called each other through that same client, a test with many requests in flight
+/// could fill its connection pool and leave the services' inner calls waiting behind it.
+let serviceHTTPClient = HTTPClient(eventLoopGroupProvider: .singleton)
 
 public struct FixtureError: Error, CustomStringConvertible {
     public let description: String
