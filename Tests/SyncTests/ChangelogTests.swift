@@ -1,0 +1,312 @@
+import Foundation
+import LayerModels
+import LayerTesting
+import Testing
+
+/// The operations of a user's changelog after `anchor`, as (type, object id) pairs.
+private func changes(_ user: UserClient, after anchor: JSONValue) async throws -> (ops: [(String, String)], anchor: JSONValue) {
+    let (operations, next) = try await user.catchUp(from: anchor)
+    let ops = operations.map { operation in
+        (
+            operation["type"]?.stringValue ?? "?",
+            operation["message_id"]?.stringValue ?? operation["conversation_id"]?.stringValue ?? "?"
+        )
+    }
+    return (ops, next)
+}
+
+@Suite("Changelog")
+struct ChangelogTests {
+    @Test("Every REST write reaches the changelogs of exactly the users who may see it")
+    func fanOut() async throws {
+        try await SyncHarness.run { harness in
+            let alice = try await harness.user("alice")
+            let bob = try await harness.user("bob")
+            let carol = try await harness.user("carol")
+            let dave = try await harness.user("dave")
+            let everyone = [alice, bob, carol, dave]
+            // Anchor 0 asks for a snapshot; start every user from a real position in their changelog.
+            _ = try await alice.conversation(with: ["bob", "carol", "dave"])
+            var anchors: [String: JSONValue] = [:]
+            for user in everyone { anchors[user.id] = try await user.sync(anchor: 0)["anchor"] ?? 0 }
+
+            /// Asserts which users got which operation since the last check.
+            func expectChanges(_ expected: [String: [(String, String)]], _ comment: Comment) async throws {
+                for user in everyone {
+                    let (ops, next) = try await changes(user, after: anchors[user.id]!)
+                    anchors[user.id] = next
+                    let want = expected[user.id] ?? []
+                    #expect(ops.map(\.0) == want.map(\.0), "\(user.id): \(comment)")
+                    #expect(ops.map(\.1) == want.map(\.1), "\(user.id): \(comment)")
+                }
+            }
+
+            let conversation = try await alice.conversation(with: ["bob", "carol"], distinct: false)
+            let created = [("new_conversation", conversation)]
+            try await expectChanges(["alice": created, "bob": created, "carol": created], "create")
+
+            let message = try await bob.send("hello", to: conversation)["id"]!.stringValue!
+            let sent = [("new_message", message)]
+            try await expectChanges(["alice": sent, "bob": sent, "carol": sent], "send")
+
+            #expect(try await carol.post("/\(path(message))/receipts", ["type": "read"]).status == 204)
+            let status = [("update_status", message)]
+            try await expectChanges(["alice": status, "bob": status, "carol": status], "receipt")
+
+            #expect(try await alice.delete("/\(path(message))?mode=my_devices").status == 204)
+            try await expectChanges(["alice": [("delete_message", message)]], "delete from my devices")
+
+            #expect(try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "metadata.t", "value": "x"]]).status == 204)
+            let updated = [("update_conversation", conversation)]
+            try await expectChanges(["alice": updated, "bob": updated, "carol": updated], "metadata")
+
+            #expect(try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "private_metadata.p", "value": "x"]]).status == 204)
+            try await expectChanges(["alice": updated], "private metadata")
+
+            #expect(
+                try await alice.patch(
+                    "/\(path(conversation))",
+                    [
+                        ["operation": "add", "property": "participants", "value": "dave"],
+                        ["operation": "remove", "property": "participants", "value": "carol"],
+                    ]
+                ).status == 204)
+            try await expectChanges(
+                ["alice": updated, "bob": updated, "carol": updated, "dave": created], "participants")
+
+            let second = try await dave.send("hi all", to: conversation)["id"]!.stringValue!
+            let secondSent = [("new_message", second)]
+            try await expectChanges(["alice": secondSent, "bob": secondSent, "dave": secondSent], "send after removal")
+
+            #expect(try await dave.delete("/\(path(second))?mode=all_participants").status == 204)
+            let deleted = [("delete_message", second)]
+            try await expectChanges(["alice": deleted, "bob": deleted, "dave": deleted], "delete for all")
+
+            #expect(try await bob.post("/\(path(conversation))/mark_all_read", [:]).status == 204)
+            let allRead = [("update_status", conversation)]
+            try await expectChanges(["alice": allRead, "bob": allRead, "dave": allRead], "mark all read")
+
+            #expect(try await bob.delete("/\(path(conversation))?mode=all_participants").status == 204)
+            let gone = [("delete_conversation", conversation)]
+            try await expectChanges(["alice": gone, "bob": gone, "dave": gone], "delete conversation")
+        }
+    }
+
+    @Test("All devices of a user share one changelog, and each sees its own changes")
+    func devicesShareChangelog() async throws {
+        try await SyncHarness.run { harness in
+            let phone = try await harness.user("alice")
+            let laptop = try await harness.user("alice")
+            let conversation = try await phone.conversation(with: ["bob"])
+            let message = try await phone.send("from my phone", to: conversation)["id"]!.stringValue!
+            let (phoneOps, _) = try await changes(phone, after: 0)
+            let (laptopOps, _) = try await changes(laptop, after: 0)
+            #expect(phoneOps.map(\.1) == laptopOps.map(\.1))
+            #expect(laptopOps.contains { $0.0 == "new_message" && $0.1 == message })
+        }
+    }
+
+    @Test("Operations carry increasing seqs; the anchor moves to the last one; limit and more page a catch-up")
+    func pagingCatchUp() async throws {
+        try await SyncHarness.run { harness in
+            let alice = try await harness.user("alice")
+            let conversation = try await alice.conversation(with: ["bob"])
+            let start = try await alice.sync(anchor: 0)["anchor"]!
+            #expect(start == 1)
+            for index in 0..<7 { _ = try await alice.send("m\(index)", to: conversation) }
+            let first = try await alice.sync(anchor: start, limit: 3)
+            #expect(first["more"] == true)
+            let ops = try #require(first["operations"]?.arrayValue)
+            #expect(ops.count == 3)
+            let seqs = ops.compactMap { $0["seq"]?.intValue }
+            #expect(seqs == Array((start.intValue! + 1)...(start.intValue! + 3)))
+            #expect(first["anchor"]?.intValue == seqs.last)
+            #expect(ops[0]["message"]?["parts"]?.arrayValue?.first?["body"] == "m0")
+            #expect(ops[1]["parts"]?.arrayValue?.first?["mime_type"] == "text/plain")
+            let rest = try await alice.catchUp(from: first["anchor"]!, limit: 3)
+            #expect(rest.operations.count == 4)
+            let none = try await alice.sync(anchor: rest.anchor)
+            #expect(none["operations"]?.arrayValue?.isEmpty == true)
+            #expect(none["more"] == false)
+            #expect(none["anchor"] == rest.anchor)
+        }
+    }
+
+    @Test("Anchor 0 returns the latest state, one operation per object, under each policy")
+    func snapshotPolicies() async throws {
+        try await SyncHarness.run { harness in
+            let alice = try await harness.user("alice")
+            let bob = try await harness.user("bob")
+            let conversation = try await alice.conversation(with: ["bob"])
+            var messages: [String] = []
+            for index in 0..<6 { messages.append(try await alice.send("m\(index)", to: conversation)["id"]!.stringValue!) }
+            #expect(try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "metadata.t", "value": "x"]]).status == 204)
+            // Bob has read up to the third message.
+            #expect(try await bob.post("/\(path(conversation))/mark_all_read", ["position": 3]).status == 204)
+
+            func snapshot(_ policy: String?, partial: Int? = nil) async throws -> [JSONValue] {
+                try await bob.sync(anchor: 0, policy: policy, partialCount: partial)["operations"]?.arrayValue ?? []
+            }
+            let complete = try await snapshot("complete")
+            #expect(complete.map { $0["type"]?.stringValue } == ["new_conversation"] + Array(repeating: "new_message", count: 6))
+            #expect(complete[0]["conversation"]?["metadata"]?["t"] == "x")
+            #expect(complete.dropFirst().map { $0["message_id"]?.stringValue } == messages)
+            #expect(complete[1]["message"]?["is_unread"] == false)
+            #expect(complete[4]["message"]?["is_unread"] == true)
+
+            let unread = try await snapshot(nil)
+            #expect(unread.dropFirst().map { $0["message_id"]?.stringValue } == Array(messages[3...]))
+            let partial = try await snapshot("partial", partial: 2)
+            #expect(partial.dropFirst().map { $0["message_id"]?.stringValue } == Array(messages[4...]))
+
+            // When everything is read, unread_only still brings the last message.
+            #expect(try await bob.post("/\(path(conversation))/mark_all_read", [:]).status == 204)
+            let allRead = try await snapshot("unread_only")
+            #expect(allRead.dropFirst().map { $0["message_id"]?.stringValue } == [messages[5]])
+        }
+    }
+
+    @Test("A snapshot pages with limit; then changes after it follow without loss")
+    func snapshotPaging() async throws {
+        try await SyncHarness.run { harness in
+            let alice = try await harness.user("alice")
+            var expected: Set<String> = []
+            for index in 0..<3 {
+                let conversation = try await alice.conversation(with: ["friend\(index)"])
+                expected.insert(conversation)
+                for text in ["a", "b"] { expected.insert(try await alice.send(text, to: conversation)["id"]!.stringValue!) }
+            }
+            var seen: [String] = []
+            var anchor: JSONValue = 0
+            var pages = 0
+            while true {
+                let page = try await alice.sync(anchor: anchor, limit: 2, policy: "complete")
+                pages += 1
+                for operation in page["operations"]?.arrayValue ?? [] {
+                    seen.append(operation["message_id"]?.stringValue ?? operation["conversation_id"]!.stringValue!)
+                }
+                anchor = page["anchor"]!
+                if page["more"] != true { break }
+            }
+            #expect(pages == 5)
+            #expect(seen.count == 9)
+            #expect(Set(seen) == expected)
+            #expect(anchor.intValue != nil)
+            let conversation = try #require(expected.first { $0.contains("conversations") })
+            let late = try await alice.send("late", to: conversation)["id"]!.stringValue!
+            let after = try await alice.sync(anchor: anchor)
+            #expect(after["operations"]?.arrayValue?.compactMap { $0["message_id"]?.stringValue } == [late])
+        }
+    }
+}
+
+@Suite("Sync operations from devices")
+struct SyncOperationTests {
+    @Test("Queued operations are applied: messages, statuses (higher wins) and tags (union, own changelog only)")
+    func applyOperations() async throws {
+        try await SyncHarness.run { harness in
+            let alice = try await harness.user("alice")
+            let bob = try await harness.user("bob")
+            let conversation = try await alice.conversation(with: ["bob"])
+            let received = try await bob.send("to alice", to: conversation)["id"]!.stringValue!
+            let offline = "layer:///messages/\(UUID().uuidString.lowercased())"
+            let bobAnchor = try await bob.sync(anchor: 0)["anchor"]!
+            let aliceAnchor = try await alice.sync(anchor: 0)["anchor"]!
+            let answer = try await alice.sync(
+                anchor: 0,
+                operations: [
+                    ["type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                     "parts": [["mime_type": "text/plain", "body": "draft"]]],
+                    ["type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                     "parts": [["mime_type": "text/plain", "body": "final"]]],
+                    ["type": "update_status", "message_id": .string(received), "status": "read"],
+                    ["type": "update_status", "message_id": .string(received), "status": "delivered"],
+                    ["type": "update_tags", "message_id": .string(received), "tags": ["starred"]],
+                    ["type": "update_tags", "message_id": .string(received), "tags": ["important"]],
+                ], policy: "complete")
+            #expect(answer["operations"]?.arrayValue?.contains { $0["message_id"]?.stringValue == offline } == true)
+            let stored = try await bob.get("/\(path(offline))")
+            #expect(stored.status == 200)
+            #expect(stored.json?["parts"]?.arrayValue?.map { $0["body"] } == ["final"])
+            // Only the last update_status of the batch counted; it was lower, but a status never goes down anyway.
+            let status = try await bob.get("/\(path(received))")
+            #expect(status.json?["recipient_status"]?[alice.identityID] == "delivered")
+            _ = try await alice.sync(anchor: 0, operations: [["type": "update_status", "message_id": .string(received), "status": "read"]])
+            _ = try await alice.sync(anchor: 0, operations: [["type": "update_status", "message_id": .string(received), "status": "delivered"]])
+            #expect(try await bob.get("/\(path(received))").json?["recipient_status"]?[alice.identityID] == "read")
+
+            _ = try await alice.sync(anchor: 0, operations: [["type": "update_tags", "message_id": .string(received), "tags": ["starred"]]])
+            let (aliceOps, _) = try await alice.catchUp(from: aliceAnchor)
+            let tagOps = aliceOps.filter { $0["type"] == "update_tags" }
+            #expect(tagOps.last?["tags"] == ["important", "starred"])
+            let (bobOps, _) = try await bob.catchUp(from: bobAnchor)
+            #expect(!bobOps.contains { $0["type"] == "update_tags" })
+            #expect(bobOps.contains { $0["type"] == "new_message" && $0["message_id"]?.stringValue == offline })
+
+            // Resending a message under its id later: the last write wins.
+            _ = try await alice.sync(
+                anchor: 0,
+                operations: [["type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                              "parts": [["mime_type": "text/plain", "body": "edited"]]]])
+            #expect(try await bob.get("/\(path(offline))").json?["parts"]?.arrayValue?.map { $0["body"] } == ["edited"])
+            // Bob cannot overwrite Alice's message.
+            let hijack = try await bob.syncRaw(
+                anchor: 0,
+                operations: [["type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                              "parts": [["mime_type": "text/plain", "body": "mine"]]]])
+            #expect(hijack.status == 409)
+            // Tagging a message deleted marks it deleted on the user's devices.
+            _ = try await alice.sync(anchor: 0, operations: [["type": "update_tags", "message_id": .string(received), "tags": ["deleted"]]])
+            #expect(try await alice.get("/\(path(received))").status == 404)
+            #expect(try await bob.get("/\(path(received))").status == 200)
+        }
+    }
+
+    @Test("Bad operations and anchors are refused with the field named, and nothing of the batch is stored")
+    func badInput() async throws {
+        try await SyncHarness.run { harness in
+            let alice = try await harness.user("alice")
+            let conversation = try await alice.conversation(with: ["bob"])
+            let message = try await alice.send("x", to: conversation)["id"]!.stringValue!
+            let good: JSONValue = [
+                "type": "new_message", "message_id": .string("layer:///messages/\(UUID().uuidString.lowercased())"),
+                "conversation_id": .string(conversation), "parts": [["mime_type": "text/plain", "body": "should not be stored"]],
+            ]
+            let cases: [([JSONValue], String)] = [
+                ([good, ["type": "edit_message", "message_id": .string(message)]], "operations.1.type"),
+                ([good, ["message_id": .string(message)]], "operations.1.type"),
+                ([good, ["type": "update_status", "message_id": .string(message), "status": "sent"]], "operations.1.status"),
+                ([good, ["type": "update_status", "message_id": "nope", "status": "read"]], "operations.1.message_id"),
+                ([good, ["type": "update_tags", "message_id": .string(message), "tags": []]], "operations.1.tags"),
+                ([good, ["type": "update_tags", "message_id": .string(message), "tags": ["x"], "extra": 1]], "operations.1.extra"),
+                ([["type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation), "parts": [["mime_type": "bad", "body": "x"]]]], "operations.0.parts.0.mime_type"),
+                ([good, "not an object"], "operations.1"),
+            ]
+            for (operations, property) in cases {
+                let response = try await alice.syncRaw(anchor: 0, operations: operations)
+                #expect(response.status == 422, "\(property): \(response.text)")
+                #expect(response.errorProperty == property, "\(response.text)")
+            }
+            // A semantic failure later in the batch rolls back the earlier operations too.
+            let stranger = "layer:///conversations/\(UUID().uuidString.lowercased())"
+            let rolledBack = try await alice.syncRaw(
+                anchor: 0,
+                operations: [good, ["type": "new_message", "message_id": .string("layer:///messages/\(UUID().uuidString.lowercased())"),
+                                    "conversation_id": .string(stranger), "parts": [["mime_type": "text/plain", "body": "?"]]]])
+            #expect(rolledBack.status == 404)
+            #expect(rolledBack.errorProperty == "operations.1")
+            #expect(try await alice.get("/\(path(conversation))/messages").headers.first(name: "Layer-Count") == "1")
+
+            let anchors: [JSONValue] = [-1, .number(1.5), "abc", "s.1.nope.0", ["seq": 1], 1_000_000]
+            for anchor in anchors {
+                let response = try await alice.syncRaw(anchor: anchor)
+                #expect(response.status == 422, "\(anchor)")
+                #expect(response.errorProperty == "anchor", "\(anchor)")
+            }
+            #expect(try await alice.syncRaw(limit: 0).errorProperty == "limit")
+            #expect(try await alice.syncRaw(policy: "everything").errorProperty == "policy")
+            #expect(try await alice.post("/sync", ["anchor": 0, "cursor": 1]).errorProperty == "cursor")
+            #expect(try await alice.client.request(.POST, "/sync", json: ["anchor": 0]).status == 401)
+        }
+    }
+}
