@@ -119,7 +119,7 @@ let package = Package(
             .executableTarget(
                 name: "layer-bench",
                 dependencies: [
-                    "LayerServer", "LayerAuth",
+                    "LayerServer", "LayerAuth", "LayerSync",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "_CryptoExtras", package: "swift-crypto"),
                 ],

@@ -3,6 +3,7 @@ import Foundation
 import LayerAuth
 import LayerModels
 import LayerServer
+import LayerSync
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -14,10 +15,17 @@ import _CryptoExtras
 /// in this process (like `layer dev`), then drives it over loopback HTTP with concurrent clients.
 ///
 ///     swift run -c release layer-bench [--clients 8] [--sessions 4000] [--seconds 5]
+///     swift run -c release layer-bench sync [--clients 16] [--seconds 5]
+///
+/// With `sync`, the sync service runs beside the auth service (as in `layer dev`) and the sync
+/// figures are measured instead.
 @main
 struct Bench {
     static func main() async throws {
-        let options = Options(CommandLine.arguments.dropFirst())
+        var arguments = CommandLine.arguments.dropFirst()
+        let syncMode = arguments.first == "sync"
+        if syncMode { arguments = arguments.dropFirst() }
+        let options = Options(arguments)
         var logger = Logger(label: "bench")
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-bench-\(getpid())")
@@ -39,38 +47,56 @@ struct Bench {
                 operatorToken: operatorToken, caSource: .database(secret: "bench"),
                 rateLimits: .init(nonces: unlimited, sessions: unlimited, certificates: unlimited)),
             server: server, postgres: postgres)
+        let selfURL = LateBoundURL()
+        // The services' own client, so that their calls to each other never queue behind the load.
+        let internalHTTP = HTTPClient(eventLoopGroupProvider: .singleton)
+        let sync = SyncService(
+            settings: SyncSettings(), server: server, postgres: postgres, authURL: { selfURL.get() }, http: internalHTTP)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = try buildApplication(
-            services: [auth], settings: server, postgres: postgres,
+            services: syncMode ? [auth, sync] : [auth], settings: server, postgres: postgres,
             onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()
             let port = await iterator.next()!
+            selfURL.set("http://127.0.0.1:\(port)")
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, options.clients)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             let runner = Runner(
                 base: "http://127.0.0.1:\(port)", operatorToken: operatorToken, internalToken: server.internalToken,
-                options: options)
-            try await runner.run()
-            try await idleMemory(database: database, logger: logger)
+                options: options, http: http)
+            if syncMode {
+                let (app, signer) = try await runner.registerApp()
+                try await SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app).run()
+                try await idleMemory(of: "layer-sync", database: database, authURL: selfURL.get(), logger: logger)
+            } else {
+                try await runner.run()
+                try await idleMemory(of: "layer-auth", database: database, authURL: "", logger: logger)
+            }
+            try await http.shutdown()
+            try await internalHTTP.shutdown()
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
     }
 }
 
-/// Starts the `layer-auth` binary built beside this one, lets it settle, and reports its resident
+/// Starts the service binary built beside this one, lets it settle, and reports its resident
 /// memory while idle.
-func idleMemory(database: DatabaseSettings, logger: Logger) async throws {
+func idleMemory(of service: String, database: DatabaseSettings, authURL: String, logger: Logger) async throws {
     let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-    let binary = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("layer-auth").path
+    let binary = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(service).path
     guard FileManager.default.isExecutableFile(atPath: binary) else {
-        print("idle memory: build layer-auth first (swift build -c release --product layer-auth)")
+        print("idle memory: build \(service) first (swift build -c release --product \(service))")
         return
     }
     let environment = [
         "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": "bench", "LAYER_OPERATOR_TOKEN": "bench",
         "LAYER_CA_KEY_SECRET": "bench", "LAYER_PORT": "0", "LAYER_HOST": "127.0.0.1", "LOG_LEVEL": "error",
+        "LAYER_AUTH_URL": authURL,
     ]
     let pid = try Subprocess.spawn(binary, [], environment: environment, outputPath: "/dev/null")
     try await Task.sleep(for: .seconds(5))
@@ -81,7 +107,7 @@ func idleMemory(database: DatabaseSettings, logger: Logger) async throws {
     let anonymous = smaps.split(separator: "\n").filter { $0.hasPrefix("Anonymous:") }
         .compactMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }.reduce(0, +)
     print(
-        "idle layer-auth after 5 s: resident \(rss.replacingOccurrences(of: "VmRSS:", with: "").trimmingCharacters(in: .whitespaces)), of which anonymous \(anonymous) kB")
+        "idle \(service) after 5 s: resident \(rss.replacingOccurrences(of: "VmRSS:", with: "").trimmingCharacters(in: .whitespaces)), of which anonymous \(anonymous) kB")
     kill(pid, SIGTERM)
     _ = Subprocess.exitStatus(of: pid, block: true)
 }
@@ -145,8 +171,8 @@ struct Runner {
     let operatorToken: String
     let internalToken: String
     let options: Options
-    /// Keeps up to eight connections per host, one per client at the default of eight clients.
-    let http = HTTPClient.shared
+    /// Keeps a connection per client.
+    let http: HTTPClient
 
     func run() async throws {
         let (app, signer) = try await registerApp()

@@ -16,7 +16,8 @@ struct TokenCommand: AsyncParsableCommand {
             """)
 
     @Option(help: "The app's user id (the prn claim).") var user: String
-    @Option(help: "The nonce from POST /nonces or a 401 challenge.") var nonce: String
+    // Nonces are base64url and may begin with "-", so the value is taken whatever it looks like.
+    @Option(parsing: .unconditional, help: "The nonce from POST /nonces or a 401 challenge.") var nonce: String
     @Option(help: "PEM file with the provider's RSA private key (default: the dev demo key).") var key: String?
     @Option(help: "The key id, layer:///keys/<uuid> (default: the dev demo key's).") var kid: String?
     @Option(help: "The provider id, layer:///providers/<uuid> (default: the dev demo provider).") var iss: String?

@@ -77,6 +77,17 @@ import Testing
         let current = try await client.request(.GET, "/sessions/current", headers: AuthFixture.sessionHeader(session))
         #expect(current.json?["user_id"] == "alice")
 
+        // The sync service answers on the same port and checks the session with the auth service over HTTP.
+        let auth = AuthFixture.sessionHeader(session)
+        let conversation = try await client.request(.POST, "/conversations", headers: auth, json: ["participants": ["bob"]])
+        #expect(conversation.status == 201)
+        let conversationPath = try #require(conversation.json?["id"]?.stringValue?.replacingOccurrences(of: "layer:///", with: "/"))
+        let message = try await client.request(
+            .POST, "\(conversationPath)/messages", headers: auth, json: ["parts": [["mime_type": "text/plain", "body": "hi"]]])
+        #expect(message.status == 201)
+        let synced = try await client.request(.POST, "/sync", headers: auth, json: ["anchor": 0, "policy": "complete"])
+        #expect(synced.json?["operations"]?.arrayValue?.count == 2)
+
         // A clean stop on SIGTERM: the process ends and so does its PostgreSQL.
         dev.signal(SIGTERM)
         #expect(try await dev.wait(timeout: .seconds(30)) == 0)

@@ -126,3 +126,20 @@ public struct TestClient: Sendable {
             method, path, headers: headers, body: ByteBuffer(data: data), contentType: contentType, accept: accept)
     }
 }
+
+extension JSONValue {
+    public var arrayValue: [JSONValue]? {
+        if case .array(let values) = self { return values }
+        return nil
+    }
+
+    public var intValue: Int? {
+        if case .number(let value) = self { return Int(exactly: value) }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+}

@@ -154,20 +154,3 @@ struct ServerClient: Sendable {
 func path(_ id: String) -> String {
     id.hasPrefix("layer:///") ? String(id.dropFirst("layer:///".count)) : id
 }
-
-extension JSONValue {
-    var arrayValue: [JSONValue]? {
-        if case .array(let values) = self { return values }
-        return nil
-    }
-
-    var intValue: Int? {
-        if case .number(let value) = self { return Int(exactly: value) }
-        return nil
-    }
-
-    var boolValue: Bool? {
-        if case .bool(let value) = self { return value }
-        return nil
-    }
-}

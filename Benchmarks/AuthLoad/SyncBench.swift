@@ -1,0 +1,190 @@
+import AsyncHTTPClient
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+
+/// `layer-bench sync`: messages per second into 2- and 25-participant conversations with
+/// concurrent senders (every changelog row written), the catch-up of a device 10,000 changes
+/// behind, memory, and the plans of the hot queries.
+struct SyncRunner {
+    let runner: Runner
+    let postgres: PostgresClient
+    let signer: IdentityTokenSigner
+    let app: String
+
+    var options: Options { runner.options }
+
+    func run() async throws {
+        let senders = options.clients
+        print("senders: \(senders), PostgreSQL pool: \(options.connections) connections")
+        var cpu = CPUTime()
+
+        // 1. Two participants: each sender writes into a conversation with a partner of their own.
+        let pairs = try await conversations(count: senders, size: 2, prefix: "pair")
+        _ = cpu.lap()
+        let pairRate = try await runner.forDuration { index in
+            let (session, conversation) = pairs[index % senders]
+            try await send(session: session, conversation: conversation, text: "m\(index)")
+        }
+        runner.report("messages into 2-participant conversations", pairRate.count, pairRate.seconds, cpu: cpu.lap())
+
+        // 2. 25 participants, each conversation with members of its own (25 changelog rows per message).
+        let groups = try await conversations(count: senders, size: 25, prefix: "group")
+        _ = cpu.lap()
+        let groupRate = try await runner.forDuration { index in
+            let (session, conversation) = groups[index % senders]
+            try await send(session: session, conversation: conversation, text: "m\(index)")
+        }
+        runner.report("messages into 25-participant conversations", groupRate.count, groupRate.seconds, cpu: cpu.lap())
+
+        // 3. 25 participants, the same 24 listeners in every conversation: every message of every
+        //    sender appends to the same 24 changelogs, so those counters are the point of contention.
+        let shared = try await sharedListenerConversations(count: senders)
+        _ = cpu.lap()
+        let sharedRate = try await runner.forDuration { index in
+            let (session, conversation) = shared[index % senders]
+            try await send(session: session, conversation: conversation, text: "m\(index)")
+        }
+        runner.report(
+            "messages into 25-participant conversations sharing 24 listeners", sharedRate.count, sharedRate.seconds,
+            cpu: cpu.lap())
+
+        // 4. Catch-up of a device 10,000 changes behind.
+        let reader = try await session(user: "catch-up-reader")
+        let sources = try await conversations(count: senders, size: 2, prefix: "feed", partner: "catch-up-reader")
+        let anchor = try await sync(session: reader, anchor: .number(0), limit: 1)["anchor"] ?? .number(0)
+        let perSender = 10_000 / senders
+        _ = try await runner.timed(perSender * senders) { index in
+            let (session, conversation) = sources[index % senders]
+            try await send(session: session, conversation: conversation, text: "c\(index)")
+        }
+        for limit in [500, 5000] {
+            var times: [Double] = []
+            var count = 0
+            for _ in 0..<3 {
+                let start = ContinuousClock.now
+                var next = anchor
+                count = 0
+                while true {
+                    let page = try await sync(session: reader, anchor: next, limit: limit)
+                    if case .array(let operations)? = page["operations"] { count += operations.count }
+                    next = page["anchor"] ?? next
+                    if page["more"] != .bool(true) { break }
+                }
+                times.append(runner.seconds(since: start))
+            }
+            print(
+                "catch-up of \(count) changes with limit \(limit): "
+                    + times.map { String(format: "%.0f ms", $0 * 1000) }.joined(separator: ", "))
+        }
+        print("resident memory of this process (services, PostgreSQL client and load generator): \(runner.residentMB()) MB")
+        try await explain(reader: "catch-up-reader")
+    }
+
+    // MARK: Setup
+
+    func session(user: String) async throws -> String {
+        let nonce = try await runner.call(.POST, "/nonces").json?["nonce"]?.stringValue ?? ""
+        let token = try signer.token(userID: user, nonce: nonce)
+        return try await runner.call(.POST, "/sessions", json: ["identity_token": .string(token), "app_id": .string(app)])
+            .json?["session_token"]?.stringValue ?? ""
+    }
+
+    /// One conversation per sender with `size - 1` members of its own; returns (sender session, conversation path).
+    func conversations(count: Int, size: Int, prefix: String, partner: String? = nil) async throws -> [(String, String)] {
+        var result: [(String, String)] = []
+        for index in 0..<count {
+            let sender = try await session(user: "\(prefix)-\(index)")
+            let members = partner.map { [$0] } ?? (1..<size).map { "\(prefix)-\(index)-member-\($0)" }
+            result.append((sender, try await create(session: sender, members: members)))
+        }
+        return result
+    }
+
+    func sharedListenerConversations(count: Int) async throws -> [(String, String)] {
+        var result: [(String, String)] = []
+        let listeners = (0..<24).map { "listener-\($0)" }
+        for index in 0..<count {
+            let sender = try await session(user: "shared-sender-\(index)")
+            result.append((sender, try await create(session: sender, members: listeners)))
+        }
+        return result
+    }
+
+    func create(session: String, members: [String]) async throws -> String {
+        let answer = try await runner.call(
+            .POST, "/conversations", json: ["participants": .array(members.map { .string($0) }), "distinct": false],
+            session: session)
+        guard answer.status == 201, let id = answer.json?["id"]?.stringValue else {
+            throw BenchError("creating a conversation answered \(answer.status)")
+        }
+        return "/" + id.dropFirst("layer:///".count)
+    }
+
+    func send(session: String, conversation: String, text: String) async throws {
+        let answer = try await runner.call(
+            .POST, conversation + "/messages", json: ["parts": [["mime_type": "text/plain", "body": .string(text)]]],
+            session: session)
+        guard answer.status == 201 else { throw BenchError("sending answered \(answer.status)") }
+    }
+
+    func sync(session: String, anchor: JSONValue, limit: Int) async throws -> JSONValue {
+        let answer = try await runner.call(
+            .POST, "/sync", json: ["anchor": anchor, "limit": .number(Double(limit))], session: session)
+        guard answer.status == 200, let json = answer.json else { throw BenchError("sync answered \(answer.status)") }
+        return json
+    }
+
+    // MARK: Plans
+
+    /// Prints the plans PostgreSQL chose for the hot queries, with their real row counts and times.
+    func explain(reader: String) async throws {
+        let logger = Logger(label: "bench")
+        let appID = UUID(uuidString: String(app.split(separator: "/").last!))!
+        let statements: [(String, PostgresQuery)] = [
+            (
+                "catch-up page (500 changelog rows of one user)",
+                """
+                EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT seq, type, conversation_id, message_id, data::text
+                FROM sync.changelog WHERE app_id = \(appID) AND user_id = \(reader) AND seq > 100 ORDER BY seq LIMIT 501
+                """
+            ),
+            (
+                "messages of a catch-up page by id",
+                """
+                EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT m.* FROM sync.messages m
+                WHERE m.id = ANY(ARRAY(SELECT message_id FROM sync.changelog
+                    WHERE app_id = \(appID) AND user_id = \(reader) AND seq > 100 ORDER BY seq LIMIT 500))
+                """
+            ),
+            (
+                "changelog append for 25 users",
+                """
+                EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT sync.append_change(
+                    \(appID), ARRAY(SELECT 'explain-' || g FROM generate_series(1, 25) AS g), 'update_conversation',
+                    NULL, NULL, NULL)
+                """
+            ),
+        ]
+        for (title, statement) in statements {
+            print("\n-- \(title)")
+            try await postgres.withTransaction(logger: logger) { connection in
+                for try await line in try await connection.query(statement, logger: logger).decode(String.self) {
+                    print(line)
+                }
+                throw Rollback()
+            }
+        }
+    }
+}
+
+struct Rollback: Error {}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
