@@ -300,7 +300,7 @@ struct Runner {
             request.body = .bytes(ByteBuffer(data: try LayerJSONEncoder.make().encode(json)))
         }
         let response = try await http.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 1 << 20)
+        let body = try await response.body.collect(upTo: 64 << 20)
         return Answer(status: response.status.code, json: try? LayerJSONDecoder.make().decode(JSONValue.self, from: body))
     }
 

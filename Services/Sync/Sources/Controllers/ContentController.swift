@@ -1,18 +1,171 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import LayerModels
 import LayerServer
+import Logging
+import NIOCore
 
-/// Rich content: `POST /content`, the signed upload and download URLs, `GET /content/:id`.
+/// Rich content: `POST /content` opens an upload slot, the signed upload URL takes the bytes,
+/// `GET /content/:id` hands out a fresh download URL, and the signed download URL serves them.
+///
+/// Bytes are never held whole: the upload is written to the database row by row as it arrives,
+/// and the download reads one row at a time as the client takes it.
 struct ContentController: Sendable {
     let service: SyncContext
     let maxBytes: Int
 
     /// Session-authenticated routes.
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
+        router.post("content", use: create)
+        router.get("content/:content", use: get)
     }
 
-    /// Routes authenticated by their signed URL instead of a session.
+    /// Routes authenticated by their signed URL instead of a session; they need no `Accept`
+    /// header, so a browser or curl can use them as they are.
     func addSignedRoutes(to router: Router<LayerRequestContext>) {
+        router.put("content/:content/upload", use: upload)
+        router.get("content/:content/download", use: download)
     }
+
+    // MARK: Session routes
+
+    @Sendable func create(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let contentType = try requiredHeader(.uploadContentType, in: request)
+        try PartRules.validateMIMEType(contentType, property: HTTPField.Name.uploadContentType.rawName)
+        let declared = try declaredLength(request)
+        if let origin = request.headers[.uploadOrigin] { try validateOrigin(origin) }
+        let record = try await service.store.createContent(
+            app: app, owner: user, contentType: contentType, declaredSize: declared, logger: context.logger)
+        let urls = service.urls(request)
+        let object = ContentObject(
+            id: LayerID(.content, record.id).uri, size: record.declaredSize, downloadURL: nil, expiration: nil,
+            refreshURL: urls.content(record.id),
+            uploadURL: service.links.url(.upload, content: record.id, urls: urls).url)
+        var response = try Response.json(object, status: .created)
+        response.headers[.location] = "/content/\(record.id.lowercased)"
+        return response
+    }
+
+    @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (user, app) = try await service.caller(context)
+        let id = try context.parameters.layerID("content", as: .content).uuid
+        let record = try await service.store.visibleContent(app: app, id: id, viewer: user, logger: context.logger)
+        return try Response.json(downloadable(record, request: request))
+    }
+
+    // MARK: Signed routes
+
+    @Sendable func upload(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let id = try signedContentID(.upload, request: request, context: context)
+        guard let record = try await service.store.content(id: id, logger: context.logger) else {
+            throw APIError.notFound("The content")
+        }
+        guard !record.isUploaded else {
+            throw APIError(.invalidOperation, "This content was uploaded already; content cannot be replaced.")
+        }
+        // A length announced up front that cannot match is refused before reading anything.
+        if let text = request.headers[.contentLength], let announced = Int64(text), announced != record.declaredSize {
+            throw SyncStore.lengthMismatch(declared: record.declaredSize, received: announced)
+        }
+        let stored = try await service.store.storeUpload(content: id, body: request.body, logger: context.logger)
+        return try Response.json(downloadable(stored, request: request))
+    }
+
+    @Sendable func download(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let id = try signedContentID(.download, request: request, context: context)
+        guard let record = try await service.store.content(id: id, logger: context.logger), record.isUploaded,
+            let size = record.size
+        else { throw APIError.notFound("The content") }
+        let store = service.store
+        let logger = context.logger
+        let body = ResponseBody(contentLength: Int(size)) { writer in
+            var written: Int64 = 0
+            var ordinal: Int32 = 0
+            while written < size {
+                guard let chunk = try await store.contentChunk(content: id, ordinal: ordinal, logger: logger) else {
+                    // Headers are gone already: all that is left is to cut the response short.
+                    logger.error("Stored content is missing a chunk", metadata: ["content": "\(id)", "ordinal": "\(ordinal)"])
+                    throw APIError(.internalServerError, "Stored content is incomplete.")
+                }
+                written += Int64(chunk.readableBytes)
+                ordinal += 1
+                try await writer.write(chunk)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: record.contentType, .cacheControl: "private, no-transform"],
+            body: body)
+    }
+
+    // MARK: Helpers
+
+    /// The content object of uploaded content, with a fresh signed download URL.
+    private func downloadable(_ record: ContentRecord, request: Request) -> ContentObject {
+        let urls = service.urls(request)
+        let link = service.links.url(.download, content: record.id, urls: urls)
+        return ContentObject(
+            id: LayerID(.content, record.id).uri, size: record.size ?? record.declaredSize, downloadURL: link.url,
+            expiration: link.expiration, refreshURL: urls.content(record.id), uploadURL: nil)
+    }
+
+    /// The content id of a signed route once `expires` and `signature` prove the URL was issued
+    /// for this purpose and has not expired; 403 otherwise.
+    private func signedContentID(
+        _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
+    ) throws -> UUID {
+        let id = try context.parameters.layerID("content", as: .content).uuid
+        let query = request.uri.queryParameters
+        guard
+            service.links.verify(
+                purpose, content: id, expires: query["expires"].map(String.init),
+                signature: query["signature"].map(String.init))
+        else {
+            throw APIError(.accessDenied, "This \(purpose.rawValue) link is invalid or has expired; ask for a new one.")
+        }
+        return id
+    }
+
+    private func requiredHeader(_ name: HTTPField.Name, in request: Request) throws -> String {
+        guard let value = request.headers[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else {
+            throw APIError(.missingProperty, "The header \(name.rawName) is required.", property: name.rawName)
+        }
+        return value
+    }
+
+    /// `Upload-Content-Length`: a whole number of bytes above zero, at most `maxBytes` (413 above).
+    private func declaredLength(_ request: Request) throws -> Int64 {
+        let name = HTTPField.Name.uploadContentLength.rawName
+        let text = try requiredHeader(.uploadContentLength, in: request)
+        guard text.allSatisfy({ $0.isASCII && $0.isNumber }), text.contains(where: { $0 != "0" }) else {
+            throw APIError.invalid(name, "\(name) is a whole number of bytes above zero.")
+        }
+        // Digits too many for a 64-bit number are a length far over any limit, not a malformed one.
+        guard let length = Int64(text), length <= Int64(maxBytes) else {
+            throw APIError(
+                .requestTooLarge, "Content is at most \(maxBytes) bytes; \(text) were declared.", property: name,
+                extra: ["max_bytes": .number(Double(maxBytes))])
+        }
+        return length
+    }
+
+    /// `Upload-Origin`: the web origin that will download the content (`https://host[:port]`).
+    /// It is checked for shape only; downloads are authorized by their signature.
+    private func validateOrigin(_ origin: String) throws {
+        let name = HTTPField.Name.uploadOrigin.rawName
+        guard origin.count <= 1024, let url = URL(string: origin), ["http", "https"].contains(url.scheme?.lowercased()),
+            url.host?.isEmpty == false, url.path.isEmpty || url.path == "/", url.query == nil
+        else {
+            throw APIError.invalid(name, "\(name) is a web origin such as https://example.com.")
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let uploadContentType = Self("Upload-Content-Type")!
+    static let uploadContentLength = Self("Upload-Content-Length")!
+    static let uploadOrigin = Self("Upload-Origin")!
 }

@@ -92,14 +92,7 @@ extension SyncStore {
             try await connection.appendChange(
                 app: app, users: unhidden, .newConversation, conversation: conversation, logger: logger)
         }
-        if !parts.contentIDs.isEmpty {
-            try await connection.query(
-                """
-                INSERT INTO sync.message_content (app_id, content_id, message_id, conversation_id)
-                SELECT \(app), cid, \(id), \(conversation) FROM unnest(\(parts.contentIDs)::uuid[]) AS cid
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
-        }
+        try await connection.linkContent(parts.contentIDs, message: id, conversation: conversation, app: app, logger: logger)
         try await connection.appendChange(
             app: app, users: recipients, .newMessage, conversation: conversation, message: id, logger: logger)
     }
@@ -122,6 +115,7 @@ extension SyncStore {
                 updated_at = clock_timestamp()
             WHERE id = \(message.id)
             """, logger: logger)
+        try await connection.linkContent(parts.contentIDs, message: message.id, conversation: message.conversationID, app: app, logger: logger)
         let current = members.filter(\.isCurrent).map(\.userID)
         let blocking = try await connection.usersBlocking(sender, among: current, app: app, logger: logger)
         try await connection.appendChange(
@@ -296,6 +290,17 @@ extension SyncStore {
 }
 
 extension PostgresConnection {
+    /// Records which rich content a message refers to, so its participants may fetch it.
+    func linkContent(_ contentIDs: [UUID], message: UUID, conversation: UUID, app: UUID, logger: Logger) async throws {
+        guard !contentIDs.isEmpty else { return }
+        try await query(
+            """
+            INSERT INTO sync.message_content (app_id, content_id, message_id, conversation_id)
+            SELECT \(app), cid, \(message), \(conversation) FROM unnest(\(contentIDs)::uuid[]) AS cid
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
     /// Whether the message is neither deleted from `user`'s devices nor from someone they blocked.
     func messageVisible(_ id: UUID, to user: String, app: UUID, logger: Logger) async throws -> Bool {
         let rows = try await query(
