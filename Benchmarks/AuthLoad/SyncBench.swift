@@ -172,12 +172,15 @@ struct SyncRunner {
         ]
         for (title, statement) in statements {
             print("\n-- \(title)")
-            try await postgres.withTransaction(logger: logger) { connection in
-                for try await line in try await connection.query(statement, logger: logger).decode(String.self) {
-                    print(line)
+            // EXPLAIN ANALYZE runs the statement; the transaction is rolled back so nothing stays.
+            do {
+                try await postgres.withTransaction(logger: logger) { connection in
+                    for try await line in try await connection.query(statement, logger: logger).decode(String.self) {
+                        print(line)
+                    }
+                    throw Rollback()
                 }
-                throw Rollback()
-            }
+            } catch let error as PostgresTransactionError where error.closureError is Rollback {}
         }
     }
 }

@@ -61,6 +61,7 @@ public struct SyncService: LayerService {
             .add(middleware: sessionAuthenticator)
         ClientController(service: context).addRoutes(to: client)
         SyncController(service: context).addRoutes(to: client)
+        AnnouncementController(service: context).addRoutes(to: client)
         let content = ContentController(service: context, maxBytes: settings.maxContentBytes)
         content.addRoutes(to: client)
         content.addSignedRoutes(to: router)

@@ -3,11 +3,70 @@ import Hummingbird
 import LayerModels
 import LayerServer
 
-/// The Server API of the sync service (`/apps/:app/…`, bearer Server API token).
+/// The Server API of the sync service: what an app's own backend does under `/apps/:app/…` with
+/// a Server API bearer token. It sees conversations in the system view (no per-user fields,
+/// including conversations users left), reads them as any one user sees them, acts as a user
+/// (receipts, deletions), sends messages as a user or as a named system sender, sends
+/// announcements, and manages identities and blocks.
+///
+/// The handlers live in extensions under `ServerAPI/`, one file per area.
 struct ServerAPIController: Sendable {
     let service: SyncContext
     let appTokens: any AppTokenVerifier
 
     func addRoutes(to router: Router<LayerRequestContext>) {
+        let server = router.group("apps/:app")
+            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: AppTokenMiddleware(verifier: appTokens))
+
+        // Conversations and messages, system view.
+        server.post("conversations", use: createConversation)
+        server.get("conversations/:conversation", use: getConversation)
+        server.patch("conversations/:conversation", use: patchConversation)
+        server.delete("conversations/:conversation", use: deleteConversation)
+        server.get("conversations/:conversation/messages", use: listMessages)
+        server.post("conversations/:conversation/messages", use: sendMessage)
+        server.get("conversations/:conversation/messages/:message", use: getMessage)
+        server.delete("conversations/:conversation/messages/:message", use: deleteMessage)
+
+        // One user's view, and acting as that user.
+        server.get("users/:user/conversations", use: listUserConversations)
+        server.get("users/:user/conversations/:conversation", use: getUserConversation)
+        server.post("users/:user/conversations/:conversation/mark_all_read", use: markAllRead)
+        server.get("users/:user/conversations/:conversation/messages", use: listUserMessages)
+        server.post("users/:user/messages/:message/receipts", use: addReceipt)
+        server.delete("users/:user/messages/:message", use: deleteUserMessage)
+
+        // Identities and blocks. (`PATCH /users/:user` belongs to the auth service.)
+        server.post("users/:user/identity", use: createIdentity)
+        server.get("users/:user/identity", use: getIdentity)
+        server.put("users/:user/identity", use: replaceIdentity)
+        server.patch("users/:user/identity", use: patchIdentity)
+        server.delete("users/:user/identity", use: deleteIdentity)
+        server.get("users/:user/blocks", use: listBlocks)
+        server.post("users/:user/blocks", use: addBlock)
+        server.delete("users/:user/blocks/:blocked", use: removeBlock)
+
+        server.post("announcements", use: createAnnouncement)
+    }
+
+    // MARK: Shared helpers
+
+    /// The app of the path; the token middleware has checked the caller belongs to it.
+    func appID(_ context: LayerRequestContext) throws -> UUID {
+        try context.parameters.layerID("app", as: .apps).uuid
+    }
+
+    /// The app and the user of the path, who must exist (404 `not_found` otherwise).
+    func existingUser(_ context: LayerRequestContext) async throws -> (app: UUID, user: String) {
+        let app = try appID(context)
+        let user = try context.parameters.appUserID("user")
+        try await service.store.requireUser(app: app, user: user, logger: context.logger)
+        return (app, user)
+    }
+
+    /// Where the Server API serves a conversation.
+    static func location(app: UUID, conversation: UUID) -> String {
+        "/apps/\(app.lowercased)/conversations/\(conversation.lowercased)"
     }
 }

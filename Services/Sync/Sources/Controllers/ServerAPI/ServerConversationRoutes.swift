@@ -1,0 +1,220 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import PostgresNIO
+
+/// The Server API's conversations and messages in the system view: every participant, no
+/// per-user fields, and changes made by the app itself rather than by one of its users.
+extension ServerAPIController {
+    /// The body of `POST /apps/:app/conversations`; the Server API has no client-chosen `id`
+    /// (it de-duplicates with `If-None-Match` instead).
+    struct CreateConversationBody: Decodable {
+        var participants: [JSONValue]?
+        var distinct: Bool?
+        var metadata: JSONValue?
+        static let keys: Set<String> = ["participants", "distinct", "metadata"]
+    }
+
+    @Sendable func createConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let tag = try RequestTag.read(request)
+        let body = try await request.decodeJSON(CreateConversationBody.self, allowedKeys: CreateConversationBody.keys)
+        guard let participants = body.participants, !participants.isEmpty else {
+            throw APIError(.missingProperty, "A conversation needs participants.", property: "participants")
+        }
+        let users = try participants.enumerated().map { try userID(named: $1, property: "participants.\($0)") }
+        let store = service.store
+        var reserved: UUID?
+        if let tag {
+            let reservation = try await RequestTag.reserve(
+                tag, app: app, collection: .conversations, store: store, logger: context.logger)
+            if try await store.resourceExists(LayerID(.conversations, reservation.resource), app: app, logger: context.logger) {
+                return try await repeatedConversation(reservation.resource, app: app, request: request, context: context)
+            }
+            reserved = reservation.resource
+        }
+        let new = SyncStore.NewConversation(
+            id: reserved, participants: users, distinct: body.distinct ?? true, metadata: body.metadata)
+        var outcome: SyncStore.CreateOutcome
+        do {
+            outcome = try await store.createConversation(app: app, caller: .app, new, logger: context.logger)
+        } catch let error as PSQLError where error.sqlState == "23505" && reserved != nil {
+            // A concurrent request with the same tag created it under the reserved id first.
+            return try await repeatedConversation(reserved!, app: app, request: request, context: context)
+        }
+        switch outcome {
+        case .idInUse(let id) where id == reserved:
+            return try await repeatedConversation(id, app: app, request: request, context: context)
+        case .existing(let id) where id == reserved:
+            // The distinct conversation that matched is the one a concurrent repeat just made.
+            outcome = .created(id)
+        default:
+            break
+        }
+        return try await service.conversationResponse(
+            outcome, app: app, viewer: nil, request: request, context: context,
+            location: { Self.location(app: app, conversation: $0) })
+    }
+
+    /// The answer to a repeated `If-None-Match` tag: the conversation created the first time.
+    private func repeatedConversation(
+        _ id: UUID, app: UUID, request: Request, context: LayerRequestContext
+    ) async throws -> Response {
+        let object = try await service.conversationObject(app: app, id: id, viewer: nil, request: request, context: context)
+        var response = try Response.json(object, status: .created)
+        response.headers[.location] = Self.location(app: app, conversation: id)
+        return response
+    }
+
+    @Sendable func getConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        return try Response.json(
+            try await service.conversationObject(app: app, id: id, viewer: nil, request: request, context: context))
+    }
+
+    @Sendable func patchConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let operations = try await request.decodeLayerPatch()
+        try await service.store.patchConversation(app: app, caller: .app, id: id, operations: operations, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    /// Deletion by the app is always for everybody; deleting a deleted conversation again succeeds.
+    @Sendable func deleteConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        try await service.store.deleteConversation(
+            app: app, caller: .app, id: id, mode: .allParticipants, leave: false, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    // MARK: Messages
+
+    @Sendable func listMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        return try await messageList(app: app, conversation: id, viewer: nil, request: request, context: context)
+    }
+
+    /// A page of a conversation's messages as `viewer` sees them (nil: all of them), newest first.
+    func messageList(
+        app: UUID, conversation: UUID, viewer: String?, request: Request, context: LayerRequestContext
+    ) async throws -> Response {
+        let paging = try Paging(request, collection: .messages)
+        let urls = service.urls(request)
+        let store = service.store
+        return try await store.read(logger: context.logger) { connection in
+            _ = try await store.access(
+                app: app, conversation: conversation, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection,
+                context.logger)
+            let (records, total) = try await store.messages(
+                app: app, conversation: conversation, viewer: viewer, fromID: paging.fromID, pageSize: paging.pageSize,
+                connection, context.logger)
+            var presenter = service.presenter(app: app, viewer: viewer, urls: urls, connection, context.logger)
+            return try Response.list(try await presenter.messages(records), total: total)
+        }
+    }
+
+    /// Sends as a user (`sender_id`, or `sender.user_id`), who must be a current participant, or
+    /// as a named system sender (`sender.name`), who needs no participation.
+    @Sendable func sendMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let tag = try RequestTag.read(request)
+        var body = try await request.decodeJSON(MessageInput.self, limit: 256 * 1024, allowedKeys: MessageInput.serverKeys)
+        let sender = try ServerSender.parse(senderID: body.senderID, sender: body.sender)
+        let store = service.store
+        var reserved: UUID?
+        if let tag {
+            let reservation = try await RequestTag.reserve(
+                tag, app: app, collection: .messages, store: store, logger: context.logger)
+            if try await store.resourceExists(LayerID(.messages, reservation.resource), app: app, logger: context.logger) {
+                return try await repeatedMessage(reservation.resource, app: app, request: request, context: context)
+            }
+            reserved = reservation.resource
+            body.id = reservation.resource.lowercased
+        }
+        if let user = sender.sender.userID {
+            let members = try await store.read(logger: context.logger) { connection in
+                try await store.access(
+                    app: app, conversation: conversation, caller: .app, forWriting: false, connection, context.logger
+                ).1
+            }
+            guard members.contains(where: { $0.userID == user && $0.isCurrent }) else {
+                throw APIError.invalid(sender.property, "'\(user)' is not a participant of this conversation.")
+            }
+        }
+        do {
+            return try await service.sendMessage(
+                body, app: app, conversation: conversation, sender: sender.sender, viewer: nil, request: request,
+                context: context)
+        } catch let error as APIError where error.body.id == ErrorID.idInUse.rawValue && reserved != nil {
+            // A concurrent request with the same tag sent it under the reserved id first.
+            return try await repeatedMessage(reserved!, app: app, request: request, context: context)
+        }
+    }
+
+    private func repeatedMessage(_ id: UUID, app: UUID, request: Request, context: LayerRequestContext) async throws -> Response {
+        let object = try await service.messageObject(app: app, id: id, viewer: nil, request: request, context: context)
+        return try Response.json(object, status: .created)
+    }
+
+    @Sendable func getMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let id = try context.parameters.layerID("message", as: .messages).uuid
+        let message = try await service.messageObject(app: app, id: id, viewer: nil, request: request, context: context)
+        guard message.conversation?.id == LayerID(.conversations, conversation).uri else {
+            throw APIError.notFound("The message")
+        }
+        return try Response.json(message)
+    }
+
+    /// Deletes a message for every participant.
+    @Sendable func deleteMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let id = try context.parameters.layerID("message", as: .messages).uuid
+        let store = service.store
+        let record = try await store.read(logger: context.logger) { connection in
+            try await store.visibleMessage(app: app, id: id, caller: .app, connection, context.logger).0
+        }
+        guard record.conversationID == conversation else { throw APIError.notFound("The message") }
+        try await store.deleteMessage(app: app, caller: .app, id: id, mode: .allParticipants, logger: context.logger)
+        return Response(status: .noContent)
+    }
+}
+
+/// The sender of a Server API message or announcement: `sender_id` (an identity id or user id),
+/// or `sender` with exactly one of `user_id` and `name` (a non-human sender such as "Support").
+struct ServerSender {
+    var sender: SyncStore.Sender
+    /// The request property that named it, for errors about it.
+    var property: String
+
+    static func parse(senderID: String?, sender: MessageInput.SenderInput?) throws -> ServerSender {
+        switch (senderID, sender) {
+        case (_?, _?):
+            throw APIError.invalid("sender", "Give either sender_id or sender, not both.")
+        case (nil, nil):
+            throw APIError(
+                .missingProperty, "A sender is required: sender_id, or sender with user_id or name.", property: "sender_id")
+        case (let id?, nil):
+            return ServerSender(sender: .user(try userID(fromText: id, property: "sender_id")), property: "sender_id")
+        case (nil, let sender?):
+            switch (sender.userID, sender.name) {
+            case (let id?, nil):
+                return ServerSender(
+                    sender: .user(try userID(fromText: id, property: "sender.user_id")), property: "sender.user_id")
+            case (nil, let name?):
+                return ServerSender(
+                    sender: .system(name: try validateName(name, property: "sender.name")), property: "sender.name")
+            default:
+                throw APIError.invalid("sender", "sender has exactly one of user_id and name.")
+            }
+        }
+    }
+}

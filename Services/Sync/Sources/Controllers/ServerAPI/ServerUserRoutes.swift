@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+
+/// The Server API on behalf of one user (`/apps/:app/users/:user/…`): their view of
+/// conversations and messages (with unread counts and last messages, without what they deleted
+/// from their devices), their receipts and deletions, their identity and their blocks. The user
+/// must exist, except when their identity is being created.
+extension ServerAPIController {
+    // MARK: The user's view
+
+    @Sendable func listUserConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, user) = try await existingUser(context)
+        let paging = try Paging(request, collection: .conversations)
+        let sort = request.uri.queryParameters["sort_by"].map(String.init) ?? SyncStore.ConversationOrder.createdAt.rawValue
+        guard let order = SyncStore.ConversationOrder(rawValue: sort) else {
+            throw APIError.invalid("sort_by", "sort_by is created_at or last_message.")
+        }
+        let urls = service.urls(request)
+        let store = service.store
+        return try await store.read(logger: context.logger) { connection in
+            let (records, total) = try await store.conversations(
+                app: app, user: user, order: order, fromID: paging.fromID, pageSize: paging.pageSize, connection,
+                context.logger)
+            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
+            return try Response.list(try await presenter.conversations(records), total: total)
+        }
+    }
+
+    @Sendable func getUserConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, user) = try await existingUser(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        return try Response.json(
+            try await service.conversationObject(app: app, id: id, viewer: user, request: request, context: context))
+    }
+
+    @Sendable func markAllRead(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, user) = try await existingUser(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        let body = try await request.decodeOptionalJSON(ClientController.MarkAllReadBody.self)
+        if let position = body?.position, position < 0 {
+            throw APIError.invalid("position", "position is a message position, 0 or more.")
+        }
+        try await service.store.markAllRead(
+            app: app, user: user, conversation: id, position: body?.position, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func listUserMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, user) = try await existingUser(context)
+        let id = try context.parameters.layerID("conversation", as: .conversations).uuid
+        return try await messageList(app: app, conversation: id, viewer: user, request: request, context: context)
+    }
+
+    // MARK: Acting as the user
+
+    @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, user) = try await existingUser(context)
+        let id = try context.parameters.layerID("message", as: .messages).uuid
+        let body = try await request.decodeJSON(ClientController.ReceiptBody.self, allowedKeys: ["type"])
+        guard let status = ReceiptStatus(name: body.type), status > .sent else {
+            throw APIError.invalid("type", "A receipt's type is 'delivery' or 'read'.")
+        }
+        let store = service.store
+        try await store.write(logger: context.logger) { connection in
+            try await store.addReceipt(app: app, user: user, message: id, status: status, connection, context.logger)
+        }
+        return Response(status: .noContent)
+    }
+
+    /// `mode=my_devices` hides the message from the user; `mode=all_participants` deletes it for
+    /// everybody, which only its sender may do.
+    @Sendable func deleteUserMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, user) = try await existingUser(context)
+        let id = try context.parameters.layerID("message", as: .messages).uuid
+        let mode = try request.deletionMode()
+        try await service.store.deleteMessage(app: app, caller: .user(user), id: id, mode: mode, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    // MARK: Identity
+
+    /// Creates the user's identity: 201 with no body, 409 `conflict` (with the identity) when the
+    /// user has one already, made by the backend, a session or a conversation they are in.
+    @Sendable func createIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let user = try context.parameters.appUserID("user")
+        let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
+        let record = try input.record(user: user)
+        guard try await service.store.createIdentity(app: app, record, logger: context.logger) else {
+            let existing = try? await identityObject(app: app, user: user, request: request, context: context)
+            throw APIError(
+                .conflict, "The user '\(user)' has an identity already; replace it with PUT or change it with PATCH.",
+                data: try existing.map(jsonValue))
+        }
+        return Response(status: .created)
+    }
+
+    @Sendable func getIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let user = try context.parameters.appUserID("user")
+        return try Response.json(try await identityObject(app: app, user: user, request: request, context: context))
+    }
+
+    private func identityObject(
+        app: UUID, user: String, request: Request, context: LayerRequestContext
+    ) async throws -> IdentityObject {
+        let urls = service.urls(request)
+        let store = service.store
+        return try await store.read(logger: context.logger) { connection in
+            guard let record = try await store.identity(app: app, user: user, connection, context.logger) else {
+                throw APIError.notFound("The user '\(user)'")
+            }
+            var presenter = service.presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
+            try await presenter.loadIdentities([user])
+            return presenter.identity(record)
+        }
+    }
+
+    /// Replaces every field of the identity (absent ones become empty); `display_name` is required.
+    @Sendable func replaceIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let user = try context.parameters.appUserID("user")
+        let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
+        guard try await service.store.replaceIdentity(app: app, try input.record(user: user), logger: context.logger) else {
+            throw APIError.notFound("The user '\(user)'")
+        }
+        return Response(status: .noContent)
+    }
+
+    @Sendable func patchIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let user = try context.parameters.appUserID("user")
+        let operations = try await request.decodeLayerPatch()
+        try await service.store.patchIdentity(app: app, user: user, operations: operations, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func deleteIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let user = try context.parameters.appUserID("user")
+        guard try await service.store.deleteIdentity(app: app, user: user, logger: context.logger) else {
+            throw APIError.notFound("The user '\(user)'")
+        }
+        return Response(status: .noContent)
+    }
+
+    // MARK: Blocks
+
+    @Sendable func listBlocks(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, owner) = try await existingUser(context)
+        let urls = service.urls(request)
+        let store = service.store
+        let blocked = try await store.blockedUsers(app: app, owner: owner, logger: context.logger)
+        return try await store.read(logger: context.logger) { connection in
+            var presenter = service.presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
+            try await presenter.loadIdentities(blocked)
+            return try Response.json(blocked.map { presenter.basicIdentity($0) })
+        }
+    }
+
+    /// The body of a block: the blocked user as `user_id` or as identity `id`.
+    struct BlockBody: Decodable {
+        var userID: String?
+        var id: String?
+        enum CodingKeys: String, CodingKey {
+            case id
+            case userID = "user_id"
+        }
+        static let keys: Set<String> = ["id", "user_id"]
+    }
+
+    /// Blocks the user named by `user_id` or by identity `id` (exactly one of them).
+    @Sendable func addBlock(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, owner) = try await existingUser(context)
+        let body = try await request.decodeJSON(BlockBody.self, allowedKeys: BlockBody.keys)
+        let blocked: String
+        switch (body.userID, body.id) {
+        case (let user?, nil): blocked = try userID(fromText: user, property: "user_id")
+        case (nil, let id?): blocked = try userID(fromText: id, property: "id")
+        case (nil, nil): throw APIError(.missingProperty, "Name the user to block by user_id or id.", property: "user_id")
+        case (_?, _?): throw APIError.invalid("id", "Name the user to block by user_id or by id, not both.")
+        }
+        try await service.store.block(app: app, owner: owner, blocked: blocked, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func removeBlock(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, owner) = try await existingUser(context)
+        // The blocked user is named by user id or (URL-encoded) identity id.
+        let blocked = try userID(fromText: try context.parameters.appUserID("blocked"), property: "user_id")
+        try await service.store.unblock(app: app, owner: owner, blocked: blocked, logger: context.logger)
+        return Response(status: .noContent)
+    }
+}
