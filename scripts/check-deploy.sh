@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Offline checks of the deployment files (no Docker engine, no network after the first run):
 #
-#   - hadolint on deploy/Dockerfile (after proving, once, that it fails on a bad Dockerfile)
+#   - hadolint on deploy/Dockerfile (after proving, once, that it fails on a bad Dockerfile), and
+#     that the Dockerfile copies every folder Package.swift names (or the manifest cannot load)
 #   - `docker compose config` on docker-compose.yml, and that it refuses to run without the
-#     operator's secrets (the `${VAR:?…}` guards)
-#   - yamllint on docker-compose.yml and deploy/kubernetes/*.yaml
+#     operator's secrets (the `${VAR:?…}` guards); then the wiring of each service built from the
+#     Dockerfile (executable, port, health check, database, auth URL, trusted edge address)
+#   - yamllint on docker-compose.yml and deploy/kubernetes/*.yaml, and the wiring of each
+#     Deployment (replicas, probes, resources, security context, settings, secrets, Service)
+#   - the edge's routing table: nginx's location selection replayed on sample paths, which must
+#     reach the intended service (or none); the push routes' WebSocket and streaming settings
 #   - deploy/make-dev-certs.sh, into a temporary directory
 #   - `nginx -t` on deploy/nginx/nginx.conf, only when a recent enough nginx is installed
 #
@@ -131,6 +136,34 @@ check_fails "hadolint fails on a bad Dockerfile (self-test)" "DL3006" \
     "$hadolint" --no-color "$work/bad-dockerfile/Dockerfile"
 check "hadolint deploy/Dockerfile" "$hadolint" --no-color deploy/Dockerfile
 
+# The executable products of Package.swift, one per line.
+executable_products() {
+    sed -n 's/.*\.executable(name: *"\([^"]*\)".*/\1/p' Package.swift
+}
+
+# Every folder that Package.swift gives as a target path is copied into the build stage, and the
+# build takes the executable from EXEC_NAME.
+dockerfile_matches_package() {
+    "$venv/bin/python" - "$(executable_products)" <<'PY'
+import re, sys
+package = open("Package.swift").read()
+dockerfile = open("deploy/Dockerfile").read()
+folders = {path.split("/")[0] for path in re.findall(r'path:\s*"([^"]+)"', package)}
+copied = set(re.findall(r'^COPY\s+([^\s/]+)/\s+\1/\s*$', dockerfile, re.M))
+problems = [f"Package.swift names {folder}/, which the Dockerfile does not copy" for folder in sorted(folders - copied)]
+if not sys.argv[1].split():
+    problems.append("Package.swift has no executable products")
+if '--product "$EXEC_NAME"' not in dockerfile:
+    problems.append("the build stage does not build the product named by EXEC_NAME")
+for stage_arg in ("EXEC_NAME", "LAYER_PORT"):
+    if len(re.findall(rf"^ARG {stage_arg}=", dockerfile, re.M)) < (2 if stage_arg == "EXEC_NAME" else 1):
+        problems.append(f"ARG {stage_arg} is not declared with a default where it is used")
+print("\n".join(problems) or f"folders copied: {sorted(folders)}")
+sys.exit(1 if problems else 0)
+PY
+}
+check "deploy/Dockerfile copies every folder of Package.swift and builds EXEC_NAME" dockerfile_matches_package
+
 # --- Compose ---------------------------------------------------------------------------------
 
 # The operator's environment and any .env file are kept out, so the results depend only on the
@@ -140,6 +173,73 @@ compose_config() {
         "$compose" --env-file /dev/null -f docker-compose.yml config --quiet
 }
 
+# The resolved configuration (as JSON) of every service built from deploy/Dockerfile: an
+# executable of Package.swift, listening on the port its image was built for and probed there,
+# with the database, the internal token and the edge as its only trusted proxy; the sync service
+# also finds the auth service. The edge starts after all of them.
+compose_wiring() {
+    local config
+    config="$(env -u COMPOSE_FILE -u COMPOSE_PROFILES LAYER_INTERNAL_TOKEN=dummy-internal \
+        LAYER_OPERATOR_TOKEN=dummy-operator "$compose" --env-file /dev/null -f docker-compose.yml \
+        config --format json)" || return 1
+    "$venv/bin/python" - "$(executable_products)" "$config" <<'PY'
+import json, sys
+products = set(sys.argv[1].split())
+services = json.loads(sys.argv[2])["services"]
+problems = []
+edge = services.get("edge", {})
+edge_address = ((edge.get("networks") or {}).get("layerline") or {}).get("ipv4_address")
+built = {name: service for name, service in services.items() if "EXEC_NAME" in ((service.get("build") or {}).get("args") or {})}
+for required in ("auth", "sync"):
+    if required not in built:
+        problems.append(f"no service {required} built from deploy/Dockerfile")
+ports = {}
+for name, service in sorted(built.items()):
+    args = service["build"]["args"]
+    environment = service.get("environment") or {}
+    def problem(text):
+        problems.append(f"{name}: {text}")
+    if service["build"].get("dockerfile") != "deploy/Dockerfile":
+        problem("not built from deploy/Dockerfile")
+    if args["EXEC_NAME"] not in products:
+        problem(f"EXEC_NAME {args['EXEC_NAME']} is not an executable product of Package.swift ({sorted(products)})")
+    port = environment.get("LAYER_PORT")
+    ports[name] = port
+    if port != args.get("LAYER_PORT", "8081"):
+        problem(f"LAYER_PORT {port} differs from the port the image is built for ({args.get('LAYER_PORT', '8081')})")
+    test = " ".join((service.get("healthcheck") or {}).get("test") or [])
+    if f"http://127.0.0.1:{port}/health/ready" not in test:
+        problem(f"the health check does not probe /health/ready on port {port}: {test!r}")
+    if not environment.get("LAYER_DATABASE_URL", "").startswith("postgres://") or "@postgres:5432/" not in environment.get("LAYER_DATABASE_URL", ""):
+        problem("LAYER_DATABASE_URL does not point at the postgres service")
+    if not environment.get("LAYER_INTERNAL_TOKEN"):
+        problem("no LAYER_INTERNAL_TOKEN")
+    if edge_address is None or environment.get("LAYER_TRUSTED_PROXIES") != edge_address:
+        problem(f"LAYER_TRUSTED_PROXIES {environment.get('LAYER_TRUSTED_PROXIES')!r} is not the edge's address {edge_address!r}")
+    if ((service.get("depends_on") or {}).get("postgres") or {}).get("condition") != "service_healthy":
+        problem("does not wait for a healthy postgres")
+    if service.get("read_only") is not True:
+        problem("its root filesystem is not read-only")
+    if name not in (edge.get("depends_on") or {}):
+        problem("the edge does not depend on it")
+sync = built.get("sync", {})
+if sync:
+    environment = sync.get("environment") or {}
+    if sync["build"]["args"]["EXEC_NAME"] != "layer-sync":
+        problems.append("sync: EXEC_NAME is not layer-sync")
+    if environment.get("LAYER_AUTH_URL") != f"http://auth:{ports.get('auth')}":
+        problems.append(f"sync: LAYER_AUTH_URL {environment.get('LAYER_AUTH_URL')!r} is not http://auth:{ports.get('auth')}")
+    if "auth" not in (sync.get("depends_on") or {}):
+        problems.append("sync: does not depend on auth")
+    if "LAYER_OPERATOR_TOKEN" in environment:
+        problems.append("sync: gets the operator token, which it does not use")
+if len(set(ports.values())) != len(ports):
+    problems.append(f"two services share a port: {ports}")
+print("\n".join(problems) or f"services: {ports}")
+sys.exit(1 if problems else 0)
+PY
+}
+
 if [[ -n $compose ]]; then
     check "compose config with the required variables" \
         compose_config LAYER_INTERNAL_TOKEN=dummy-internal LAYER_OPERATOR_TOKEN=dummy-operator
@@ -147,12 +247,215 @@ if [[ -n $compose ]]; then
         compose_config LAYER_OPERATOR_TOKEN=dummy-operator
     check_fails "compose config refuses to run without LAYER_OPERATOR_TOKEN" "LAYER_OPERATOR_TOKEN" \
         compose_config LAYER_INTERNAL_TOKEN=dummy-internal
+    check "compose wiring of the services (auth, sync) and the edge" compose_wiring
 fi
 
 # --- YAML ------------------------------------------------------------------------------------
 
 check "yamllint docker-compose.yml deploy/kubernetes/*.yaml" \
     "$venv/bin/yamllint" --strict -d "$yamllint_config" docker-compose.yml deploy/kubernetes/*.yaml
+
+# Each Deployment of deploy/kubernetes: two replicas or more, startup, readiness and liveness
+# probes on the health routes, requests and limits, a locked-down container, its port as in its
+# ConfigMap, the secrets it needs, a Service and a disruption budget that select its pods. The
+# sync service reaches the auth service through the auth Service's name and port.
+kubernetes_wiring() {
+    "$venv/bin/python" - deploy/kubernetes/*.yaml <<'PY'
+import sys, yaml
+objects = [doc for path in sys.argv[1:] for doc in yaml.safe_load_all(open(path)) if doc]
+def named(kind):
+    return {o["metadata"]["name"]: o for o in objects if o.get("kind") == kind}
+deployments, configmaps, services, budgets = named("Deployment"), named("ConfigMap"), named("Service"), named("PodDisruptionBudget")
+problems = []
+for required in ("layer-auth", "layer-sync"):
+    if required not in deployments:
+        problems.append(f"no Deployment {required}")
+service_ports = {name: s["spec"]["ports"][0]["port"] for name, s in services.items()}
+settings = {}
+for name, deployment in sorted(deployments.items()):
+    def problem(text):
+        problems.append(f"{name}: {text}")
+    spec = deployment["spec"]
+    pod = spec["template"]
+    labels = pod["metadata"]["labels"]
+    if spec.get("replicas", 1) < 2:
+        problem("fewer than 2 replicas")
+    if not all(labels.get(k) == v for k, v in spec["selector"]["matchLabels"].items()):
+        problem("its selector does not match its pod labels")
+    if pod["spec"].get("securityContext", {}).get("runAsNonRoot") is not True:
+        problem("the pod may run as root")
+    [container] = pod["spec"]["containers"]
+    context = container.get("securityContext", {})
+    if context.get("readOnlyRootFilesystem") is not True or context.get("allowPrivilegeEscalation") is not False \
+            or context.get("capabilities", {}).get("drop") != ["ALL"]:
+        problem("the container is not locked down (read-only root, no privilege escalation, no capabilities)")
+    ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+    for probe, path in (("startupProbe", "/health/live"), ("readinessProbe", "/health/ready"), ("livenessProbe", "/health/live")):
+        get = container.get(probe, {}).get("httpGet", {})
+        if get.get("path") != path or get.get("port") != "http":
+            problem(f"{probe} is not GET {path} on the http port")
+    resources = container.get("resources", {})
+    for kind in ("requests", "limits"):
+        if not {"cpu", "memory"} <= set(resources.get(kind, {})):
+            problem(f"no cpu and memory {kind}")
+    environment = {}
+    secret_keys = set()
+    for source in container.get("envFrom", []):
+        if "configMapRef" in source:
+            configmap = configmaps.get(source["configMapRef"]["name"])
+            if configmap is None:
+                problem(f"ConfigMap {source['configMapRef']['name']} is not defined")
+            else:
+                environment.update(configmap.get("data", {}))
+        if "secretRef" in source:
+            secret_keys |= {"LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "*"} if source["secretRef"]["name"] == "layerline-secrets" else set()
+    for variable in container.get("env", []):
+        reference = variable.get("valueFrom", {}).get("secretKeyRef")
+        if reference and reference["name"] == "layerline-secrets":
+            secret_keys.add(reference["key"])
+        elif "value" in variable:
+            environment[variable["name"]] = variable["value"]
+    settings[name] = environment
+    for key in ("LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN"):
+        if key not in secret_keys:
+            problem(f"{key} does not come from the Secret layerline-secrets")
+    if str(ports.get("http")) != str(environment.get("LAYER_PORT")):
+        problem(f"the http port {ports.get('http')} is not its LAYER_PORT {environment.get('LAYER_PORT')}")
+    service = services.get(name)
+    if service is None or service["spec"]["selector"] != spec["selector"]["matchLabels"] \
+            or service["spec"]["ports"][0].get("targetPort") != "http" or service_ports[name] != ports.get("http"):
+        problem("no Service of the same name that selects its pods and serves the http port")
+    budget = budgets.get(name)
+    if budget is None or budget["spec"]["selector"]["matchLabels"] != spec["selector"]["matchLabels"]:
+        problem("no PodDisruptionBudget of the same name that selects its pods")
+auth_url = settings.get("layer-sync", {}).get("LAYER_AUTH_URL", "")
+host_port = auth_url.removeprefix("http://").rstrip("/")
+host, _, port = host_port.partition(":")
+if host.split(".")[0] != "layer-auth" or port != str(service_ports.get("layer-auth")):
+    problems.append(f"layer-sync: LAYER_AUTH_URL {auth_url!r} is not the layer-auth Service on port {service_ports.get('layer-auth')}")
+print("\n".join(problems) or f"deployments: {sorted(deployments)}")
+sys.exit(1 if problems else 0)
+PY
+}
+check "kubernetes wiring of the Deployments (auth, sync)" kubernetes_wiring
+
+# --- Edge routing ----------------------------------------------------------------------------
+
+# Replays nginx's choice of location (exact match, else the longest prefix, unless it is ^~,
+# else the first matching regular expression, else that longest prefix) on the normalised path
+# (percent-decoded, dot segments resolved, repeated slashes merged) of sample requests, in the
+# TLS server block, and checks where each one goes. The push routes must pass WebSocket upgrades
+# and stream; a location that sets its own proxy headers must repeat the server-level ones; and
+# every upstream points at a compose service on that service's port.
+nginx_routes() {
+    "$venv/bin/python" - deploy/nginx/nginx.conf docker-compose.yml <<'PY'
+import posixpath, re, sys, urllib.parse, yaml
+text = re.sub(r"#[^\n]*", "", open(sys.argv[1]).read())
+compose = yaml.safe_load(open(sys.argv[2]))["services"]
+
+def block(source, start):
+    depth = 0
+    for index in range(start, len(source)):
+        if source[index] == "{":
+            depth += 1
+        elif source[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return source[start + 1:index]
+    raise SystemExit("unbalanced braces in nginx.conf")
+
+servers = [block(text, m.end() - 1) for m in re.finditer(r"\bserver\s*\{", text)]
+tls = [s for s in servers if re.search(r"listen\s+443\b", s)]
+if len(tls) != 1:
+    raise SystemExit("expected one server block that listens on 443")
+server = tls[0]
+locations = []
+for match in re.finditer(r"location\s+(=|\^~|~\*|~)?\s*(\S+)\s*\{", server):
+    body = block(server, match.end() - 1)
+    proxy = re.search(r"proxy_pass\s+http://([\w-]+)\s*;", body)
+    returned = re.search(r"return\s+(\d+)", body)
+    target = proxy.group(1) if proxy else f"return {returned.group(1)}" if returned else "?"
+    locations.append((match.group(1) or "", match.group(2), target, body))
+outside = server
+for _, _, _, body in locations:
+    outside = outside.replace(body, "")
+server_headers = set(re.findall(r"proxy_set_header\s+(\S+)", outside))
+
+def route(path):
+    path = urllib.parse.unquote(path.split("?")[0])
+    path = re.sub(r"/+", "/", posixpath.normpath(path)) + ("/" if path.endswith("/") and path != "/" else "")
+    for modifier, pattern, target, body in locations:
+        if modifier == "=" and path == pattern:
+            return target, body
+    prefixes = [l for l in locations if l[0] in ("", "^~") and path.startswith(l[1])]
+    longest = max(prefixes, key=lambda l: len(l[1]), default=None)
+    if longest and longest[0] == "^~":
+        return longest[2], longest[3]
+    for modifier, pattern, target, body in locations:
+        if modifier in ("~", "~*") and re.search(pattern, path, re.I if modifier == "~*" else 0):
+            return target, body
+    return (longest[2], longest[3]) if longest else ("none", "")
+
+auth, sync, blocked = "layer_auth", "layer_sync", "return 404"
+expected = {
+    auth: ["/", "/nonces", "/sessions", "/sessions/current", "/sessions/abc", "/certificates", "/apps/A",
+           "/apps/A/users/u", "/apps/A/users/u/sessions", "/apps/A/users/u/challenge",
+           "/apps/A/users/namespace%2F1/sessions", "/apps/A/users/identity", "/apps/A/users/blocks"],
+    sync: ["/conversations", "/conversations/C", "/conversations/C/messages", "/conversations/C/mark_all_read",
+           "/messages/M", "/messages/M/receipts", "/content", "/content/X", "/content/X/upload?expires=1&signature=s",
+           "/content/X/download?expires=1&signature=s", "/sync", "/identities/u", "/identities/a%2Fb",
+           "/announcements", "/announcements/N", "/announcements/N/receipts", "/apps/A/conversations",
+           "/apps/A/conversations/C", "/apps/A/conversations/C/messages", "/apps/A/announcements",
+           "/apps/A/users/u/conversations", "/apps/A/users/u/conversations/C/messages",
+           "/apps/A/users/u/messages/M/receipts", "/apps/A/users/u/identity", "/apps/A/users/u/blocks",
+           "/apps/A/users/u/blocks/v", "/apps/A/users/namespace%2F12345/conversations",
+           "/apps/layer%3A%2F%2F%2Fapps%2FA/conversations", "/websocket", "/websocket?session_token=t",
+           "/events", "/events?session_token=t"],
+    blocked: ["/internal/v1/introspect", "/internal/v1/signals", "/conversations/../internal/v1/signals",
+              "//internal/v1/signals", "/%69nternal/v1/signals", "/admin/apps", "/health/ready",
+              "/health/live", "/metrics", "/openapi.yaml", "/conversationsx", "/syncing", "/nonce",
+              "/apps/A/internal/v1/signals"],
+}
+problems = []
+for target, paths in expected.items():
+    for path in paths:
+        got, _ = route(path)
+        if target == blocked and got == auth and path.startswith("/apps/"):
+            continue  # the auth service's own 404 for a path it does not serve
+        if got != target:
+            problems.append(f"{path} goes to {got}, not {target}")
+for path in ("/websocket", "/events"):
+    _, body = route(path)
+    directives = " ".join(body.split())
+    for needed in ("proxy_set_header Upgrade $http_upgrade;", "proxy_set_header Connection $connection_upgrade;",
+                   "proxy_buffering off;", "proxy_http_version 1.1;"):
+        if needed not in directives:
+            problems.append(f"{path}: no '{needed}'")
+    timeout = re.search(r"proxy_read_timeout\s+(\d+)(s|m|h)?\s*;", body)
+    seconds = int(timeout.group(1)) * {"s": 1, "m": 60, "h": 3600, None: 1}[timeout.group(2)] if timeout else 0
+    if seconds < 600:
+        problems.append(f"{path}: proxy_read_timeout is under 10 minutes")
+if "map $http_upgrade $connection_upgrade" not in " ".join(text.split()):
+    problems.append("no map of $http_upgrade to $connection_upgrade")
+for modifier, pattern, target, body in locations:
+    own = set(re.findall(r"proxy_set_header\s+(\S+)", body))
+    if own and not server_headers <= own:
+        problems.append(f"location {pattern} drops the server-level headers {sorted(server_headers - own)}")
+upstreams = {m.group(1): block(text, m.end() - 1) for m in re.finditer(r"upstream\s+([\w-]+)\s*\{", text)}
+for name in {target for _, _, target, _ in locations if not target.startswith("return")}:
+    server_line = re.search(r"server\s+([\w-]+):(\d+)", upstreams.get(name, ""))
+    if not server_line:
+        problems.append(f"upstream {name} is not defined with a host:port")
+        continue
+    host, port = server_line.groups()
+    environment = (compose.get(host) or {}).get("environment") or {}
+    if str(environment.get("LAYER_PORT")) != port:
+        problems.append(f"upstream {name} points at {host}:{port}, but compose's {host} listens on {environment.get('LAYER_PORT')}")
+print("\n".join(problems) or f"{sum(map(len, expected.values()))} paths routed as intended")
+sys.exit(1 if problems else 0)
+PY
+}
+check "edge routes: auth, sync, push, and nothing internal" nginx_routes
 
 # --- Development certificates ----------------------------------------------------------------
 

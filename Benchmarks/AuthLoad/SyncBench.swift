@@ -56,7 +56,9 @@ struct SyncRunner {
         // 4. Catch-up of a device 10,000 changes behind.
         let reader = try await session(user: "catch-up-reader")
         let sources = try await conversations(count: senders, size: 2, prefix: "feed", partner: "catch-up-reader")
-        let anchor = try await sync(session: reader, anchor: .number(0), limit: 1)["anchor"] ?? .number(0)
+        // The reader's device is up to date now (a snapshot of its 16 empty conversations); the
+        // 10,000 messages below are the changes it then misses.
+        let anchor = try await sync(session: reader, anchor: .number(0), limit: 5000)["anchor"] ?? .number(0)
         let perSender = 10_000 / senders
         _ = try await runner.timed(perSender * senders) { index in
             let (session, conversation) = sources[index % senders]
@@ -80,6 +82,22 @@ struct SyncRunner {
             print(
                 "catch-up of \(count) changes with limit \(limit): "
                     + times.map { String(format: "%.0f ms", $0 * 1000) }.joined(separator: ", "))
+        }
+        // The server's share: the same catch-up, reading only the anchor and `more` at the head of
+        // each answer (keys are sorted) instead of decoding every operation.
+        for limit in [500, 5000] {
+            let start = ContinuousClock.now
+            var next = anchor
+            var bytes = 0
+            while true {
+                let (body, page) = try await rawSync(session: reader, anchor: next, limit: limit)
+                bytes += body
+                next = page.anchor
+                if !page.more { break }
+            }
+            print(
+                "catch-up with limit \(limit), answers read but not decoded: "
+                    + String(format: "%.0f ms, %.1f MB", runner.seconds(since: start) * 1000, Double(bytes) / 1e6))
         }
         print("resident memory of this process (services, PostgreSQL client and load generator): \(runner.residentMB()) MB")
         try await explain(reader: "catch-up-reader")
@@ -137,6 +155,24 @@ struct SyncRunner {
             .POST, "/sync", json: ["anchor": anchor, "limit": .number(Double(limit))], session: session)
         guard answer.status == 200, let json = answer.json else { throw BenchError("sync answered \(answer.status)") }
         return json
+    }
+
+    func rawSync(session: String, anchor: JSONValue, limit: Int) async throws -> (Int, (anchor: JSONValue, more: Bool)) {
+        var request = HTTPClientRequest(url: runner.base + "/sync")
+        request.method = .POST
+        request.headers.add(name: "Accept", value: MediaType.layerJSON)
+        request.headers.add(name: "Authorization", value: "Layer session-token=\"\(session)\"")
+        request.headers.add(name: "Content-Type", value: MediaType.json)
+        request.body = .bytes(
+            ByteBuffer(data: try LayerJSONEncoder.make().encode(["anchor": anchor, "limit": .number(Double(limit))] as JSONValue)))
+        let response = try await runner.http.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 256 << 20)
+        let head = String(buffer: body.getSlice(at: body.readerIndex, length: min(200, body.readableBytes)) ?? body)
+        // {"anchor":123,"more":true,"operations":…
+        let anchorText = head.split(separator: ",").first?.split(separator: ":").last.map(String.init) ?? "0"
+        let anchor: JSONValue =
+            anchorText.hasPrefix("\"") ? .string(String(anchorText.dropFirst().dropLast())) : .number(Double(anchorText) ?? 0)
+        return (body.readableBytes, (anchor, head.contains("\"more\":true")))
     }
 
     // MARK: Plans

@@ -8,27 +8,26 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {
-        // A JSON object or array decodes through its container at once; only scalars need the
-        // single-value container, tried most common first (a failed attempt costs an error).
-        if let object = try? decoder.container(keyedBy: AnyKey.self) {
+        // Strings and nulls, the most common values, are read without a failed attempt (each
+        // failed attempt throws an error, which costs far more than the read itself).
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let value = try? single.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? single.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let object = try? decoder.container(keyedBy: AnyKey.self) {
             var values: [String: JSONValue] = [:]
             for key in object.allKeys { values[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
             self = .object(values)
-        } else if var array = try? decoder.unkeyedContainer() {
+        } else {
+            var array = try decoder.unkeyedContainer()
             var values: [JSONValue] = []
             while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
             self = .array(values)
-        } else {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let value = try? container.decode(String.self) {
-                self = .string(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .number(value)
-            } else {
-                self = .bool(try container.decode(Bool.self))
-            }
         }
     }
 

@@ -96,3 +96,19 @@ import Testing
         #expect(!Secrets.constantTimeEquals("same", "same-but-longer"))
     }
 }
+
+@Suite("Timestamps")
+struct TimestampTests {
+    @Test("The hand-written formatter agrees with Foundation's ISO-8601 style and parses back")
+    func agreesWithFoundation() throws {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var dates = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 951_782_400.999), Date()]
+        for _ in 0..<200 { dates.append(Date(timeIntervalSince1970: Double.random(in: 0..<4_102_444_800))) }
+        for date in dates {
+            let text = LayerTimestamp.string(date)
+            #expect(text == date.formatted(style), "\(date.timeIntervalSince1970)")
+            let parsed = try #require(LayerTimestamp.date(text))
+            #expect(abs(parsed.timeIntervalSince(date)) < 0.001)
+        }
+    }
+}

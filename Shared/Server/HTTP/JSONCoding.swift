@@ -7,8 +7,42 @@ import NIOFoundationCompat
 
 /// Timestamps on the wire: ISO-8601 UTC with fractional seconds.
 public enum LayerTimestamp {
+    /// `2026-11-22T14:11:33.123Z`. Written by hand: responses with thousands of timestamps (a
+    /// changelog catch-up) spent much of their time in the general-purpose formatter.
     public static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let interval = date.timeIntervalSince1970
+        let whole = interval.rounded(.down)
+        var seconds = time_t(whole)
+        let milliseconds = min(999, Int(((interval - whole) * 1000).rounded(.down)))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(24)
+        func append(_ value: Int, digits: Int) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        append(Int(parts.tm_year) + 1900, digits: 4)
+        bytes.append(UInt8(ascii: "-"))
+        append(Int(parts.tm_mon) + 1, digits: 2)
+        bytes.append(UInt8(ascii: "-"))
+        append(Int(parts.tm_mday), digits: 2)
+        bytes.append(UInt8(ascii: "T"))
+        append(Int(parts.tm_hour), digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(Int(parts.tm_min), digits: 2)
+        bytes.append(UInt8(ascii: ":"))
+        append(Int(parts.tm_sec), digits: 2)
+        bytes.append(UInt8(ascii: "."))
+        append(milliseconds, digits: 3)
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func date(_ text: String) -> Date? {

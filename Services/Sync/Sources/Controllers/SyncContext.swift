@@ -102,9 +102,11 @@ struct SyncContext: Sendable {
             app: app, conversation: conversation, sender: sender, id: id, parts: parts,
             notification: body.notification == .null ? nil : body.notification, logger: context.logger)
         switch outcome {
-        case .sent(let id):
-            let message = try await messageObject(app: app, id: id, viewer: viewer, request: request, context: context)
-            return try Response.json(message, status: .created)
+        case .sent(let sent):
+            // Rendered from what the write returned: a new message has no receipts yet.
+            let presenter = Presenter(
+                app: app, viewer: viewer, urls: urls(request), links: links, connection: nil, logger: context.logger)
+            return try Response.json(presenter.newMessage(sent), status: .created)
         case .idInUse(let id):
             let existing = try? await messageObject(app: app, id: id, viewer: viewer, request: request, context: context)
             throw APIError(.idInUse, "The requested message already exists.", data: try existing.map(jsonValue))

@@ -96,6 +96,18 @@ struct ParticipantRecord: Sendable {
         self.privateMetadata = JSONValue(jsonText: privateMetadata) ?? [:]
     }
 
+    /// A current participant who has read and received nothing yet.
+    init(newMember userID: String, of conversation: UUID) {
+        conversationID = conversation
+        self.userID = userID
+        leftPosition = nil
+        clearedPosition = 0
+        hidden = false
+        deliveredPosition = 0
+        readPosition = 0
+        privateMetadata = [:]
+    }
+
     /// Whether this participant may see the message at `position`.
     func sees(position: Int64) -> Bool {
         position > clearedPosition && (leftPosition.map { position <= $0 } ?? true)
@@ -132,7 +144,9 @@ struct MessageRecord: Sendable {
 
     static let columns =
         "m.id, m.conversation_id, m.position, m.sender_id, m.sender_name, m.parts::text, m.notification::text, m.sent_at, m.updated_at, m.deleted_at"
+}
 
+extension MessageRecord {
     init(row: PostgresRow) throws {
         let (id, conversationID, position, senderID, senderName, parts, notification, sentAt, updatedAt, deletedAt) =
             try row.decode((UUID, UUID, Int64, String?, String?, String, String?, Date, Date?, Date?).self)

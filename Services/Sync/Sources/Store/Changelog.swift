@@ -60,7 +60,7 @@ extension SyncStore {
         after anchor: Int64, limit: Int, presenter: inout Presenter, _ logger: Logger
     ) async throws -> (operations: [OperationObject], more: Bool) {
         guard let user = presenter.viewer else { return ([], false) }
-        let rows = try await presenter.connection.query(
+        let rows = try await presenter.database.query(
             """
             SELECT seq, type, conversation_id, message_id, data::text FROM sync.changelog
             WHERE app_id = \(presenter.app) AND user_id = \(user) AND seq > \(anchor)
@@ -77,14 +77,14 @@ extension SyncStore {
         entries = Array(entries.prefix(limit))
 
         let messageIDs = Set(entries.filter { $0.type == .newMessage }.compactMap(\.message))
-        let messageRecords = try await presenter.connection.messages(ids: Array(messageIDs), logger: logger)
+        let messageRecords = try await presenter.database.messages(ids: Array(messageIDs), logger: logger)
         var messages: [UUID: MessageObject] = [:]
         for (record, object) in zip(messageRecords, try await presenter.messages(messageRecords)) {
             messages[record.id] = object
         }
         let conversationIDs = Set(
             entries.filter { [.newConversation, .updateConversation].contains($0.type) }.compactMap(\.conversation))
-        let conversationRecords = try await presenter.connection.conversationsIncludingDeleted(
+        let conversationRecords = try await presenter.database.conversationsIncludingDeleted(
             app: presenter.app, ids: Array(conversationIDs), logger: logger)
         var conversations: [UUID: ConversationObject] = [:]
         for (record, object) in zip(conversationRecords, try await presenter.conversations(conversationRecords)) {
@@ -142,7 +142,7 @@ extension SyncStore {
         presenter: inout Presenter, _ logger: Logger
     ) async throws -> (operations: [OperationObject], next: SnapshotCursor?) {
         guard let user = presenter.viewer else { return ([], nil) }
-        let connection = presenter.connection
+        let connection = presenter.database
         let start = cursor?.conversation ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         let rows = try await connection.query(
             """

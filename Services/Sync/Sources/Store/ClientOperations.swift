@@ -140,7 +140,7 @@ extension SyncStore {
                 if try await connection.messageIDTaken(new.id, logger: logger) {
                     throw APIError(.idInUse, "The message id is already in use.", property: "message_id")
                 }
-                try await insertMessage(
+                _ = try await insertMessage(
                     app: app, conversation: new.conversation, sender: .user(user), id: new.id, parts: new.parts,
                     notification: new.notification, connection, logger)
             }

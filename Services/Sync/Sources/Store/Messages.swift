@@ -18,8 +18,16 @@ extension SyncStore {
     }
 
     enum SendOutcome: Sendable {
-        case sent(UUID)
+        case sent(SentMessage)
         case idInUse(UUID)
+    }
+
+    /// A message just stored, with what its first rendering needs: who was in the conversation
+    /// and the sender's identity. Nobody has a receipt for it yet.
+    struct SentMessage: Sendable {
+        var record: MessageRecord
+        var members: [String]
+        var sender: IdentityRecord?
     }
 
     /// Sends a message: the next position of its conversation, a changelog entry for every
@@ -31,21 +39,85 @@ extension SyncStore {
     ) async throws -> SendOutcome {
         let id = id ?? UUID()
         do {
-            try await write(logger: logger) { connection in
+            if case .user(let user) = sender, parts.contentIDs.isEmpty,
+                let sent = try await sendInOneStatement(
+                    app: app, conversation: conversation, sender: user, id: id, parts: parts, notification: notification,
+                    logger: logger)
+            {
+                return .sent(sent)
+            }
+            var sent = try await write(logger: logger) { connection in
                 try await insertMessage(
                     app: app, conversation: conversation, sender: sender, id: id, parts: parts,
                     notification: notification, connection, logger)
             }
-            return .sent(id)
+            if let user = sender.userID {
+                sent.sender = try await read(logger: logger) { try await identity(app: app, user: user, $0, logger) }
+            }
+            return .sent(sent)
         } catch let error as PSQLError where error.sqlState == "23505" {
             return .idInUse(id)
         }
     }
 
+    /// The common case in one statement, so one round trip and no explicit transaction: a user
+    /// who is a current participant sends inline parts into a conversation that nobody has
+    /// deleted from their devices. The conversation row is locked first and the changelog
+    /// counters after it, as in ``insertMessage``. Anything else returns nil and takes the
+    /// general path, which also says what was wrong.
+    private func sendInOneStatement(
+        app: UUID, conversation: UUID, sender: String, id: UUID, parts: ValidatedParts, notification: JSONValue?,
+        logger: Logger
+    ) async throws -> SentMessage? {
+        let partsText = String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self)
+        let rows = try await postgres.query(
+            """
+            WITH c AS (
+                UPDATE sync.conversations c SET last_position = c.last_position + 1, last_message_at = clock_timestamp()
+                WHERE c.app_id = \(app) AND c.id = \(conversation) AND c.deleted_at IS NULL
+                  AND EXISTS (SELECT 1 FROM sync.participants p
+                              WHERE p.conversation_id = c.id AND p.user_id = \(sender) AND p.left_position IS NULL)
+                  AND NOT EXISTS (SELECT 1 FROM sync.participants p
+                                  WHERE p.conversation_id = c.id AND p.hidden AND p.left_position IS NULL)
+                RETURNING c.last_position),
+            m AS (
+                INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, notification)
+                SELECT \(app), \(id), \(conversation), c.last_position, \(sender), \(partsText)::jsonb,
+                       \(notification?.jsonText)::jsonb
+                FROM c
+                RETURNING position, sent_at),
+            members AS (
+                SELECT p.user_id, EXISTS (SELECT 1 FROM sync.blocks b
+                    WHERE b.app_id = \(app) AND b.owner_id = p.user_id AND b.blocked_id = \(sender)) AS blocking
+                FROM sync.participants p WHERE p.conversation_id = \(conversation) AND p.left_position IS NULL),
+            logged AS (
+                SELECT sync.append_change(\(app), ARRAY(SELECT user_id FROM members WHERE NOT blocking ORDER BY user_id),
+                    'new_message', \(conversation), \(id), NULL) AS appended
+                FROM m)
+            SELECT m.position, m.sent_at, ARRAY(SELECT user_id FROM members), logged.appended,
+                   i.display_name, i.avatar_url, i.identity_type
+            FROM m CROSS JOIN logged
+            LEFT JOIN sync.identities i ON i.app_id = \(app) AND i.user_id = \(sender)
+            """, logger: logger)
+        for try await (position, sentAt, members, _, displayName, avatarURL, identityType) in rows.decode(
+            (Int64, Date, [String], Int32, String?, String?, String?).self)
+        {
+            var identity = IdentityRecord(userID: sender)
+            identity.displayName = displayName
+            identity.avatarURL = avatarURL
+            identity.identityType = identityType ?? "user"
+            let record = MessageRecord(
+                id: id, conversationID: conversation, position: position, senderID: sender, senderName: nil,
+                parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil)
+            return SentMessage(record: record, members: members, sender: identity)
+        }
+        return nil
+    }
+
     func insertMessage(
         app: UUID, conversation: UUID, sender: Sender, id: UUID, parts: ValidatedParts, notification: JSONValue?,
         _ connection: PostgresConnection, _ logger: Logger
-    ) async throws {
+    ) async throws -> SentMessage {
         // Taking the next position locks the conversation row until commit, which orders the
         // messages of one conversation; the members come back in the same round trip.
         let rows = try await connection.query(
@@ -61,12 +133,14 @@ extension SyncStore {
             """, logger: logger)
         var position: Int64?
         var recipients: [String] = []
+        var members: [String] = []
         var unhidden: [String] = []
         var senderStatus: Bool?
         for try await (last, user, isCurrent, hidden, blocking) in rows.decode((Int64, String?, Bool?, Bool?, Bool).self) {
             position = last
             guard let user, let isCurrent else { continue }
             if user == sender.userID { senderStatus = isCurrent }
+            if isCurrent { members.append(user) }
             guard isCurrent, !blocking else { continue }
             recipients.append(user)
             if hidden == true { unhidden.append(user) }
@@ -79,12 +153,15 @@ extension SyncStore {
         let partsText = String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self)
         var senderName: String?
         if case .system(let name) = sender { senderName = name }
-        try await connection.query(
+        let inserted = try await connection.query(
             """
             INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, sender_name, parts, notification)
             VALUES (\(app), \(id), \(conversation), \(position), \(sender.userID), \(senderName), \(partsText)::jsonb,
                     \(notification?.jsonText)::jsonb)
+            RETURNING sent_at
             """, logger: logger)
+        var sentAt = Date()
+        for try await time in inserted.decode(Date.self) { sentAt = time }
         if !unhidden.isEmpty {
             try await connection.query(
                 "UPDATE sync.participants SET hidden = false WHERE conversation_id = \(conversation) AND user_id = ANY(\(unhidden))",
@@ -95,6 +172,10 @@ extension SyncStore {
         try await connection.linkContent(parts.contentIDs, message: id, conversation: conversation, app: app, logger: logger)
         try await connection.appendChange(
             app: app, users: recipients, .newMessage, conversation: conversation, message: id, logger: logger)
+        let record = MessageRecord(
+            id: id, conversationID: conversation, position: position, senderID: sender.userID, senderName: senderName,
+            parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil)
+        return SentMessage(record: record, members: members, sender: nil)
     }
 
     /// A message sent again under its id (from a device's queue): the last write wins, so its

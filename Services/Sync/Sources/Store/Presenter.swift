@@ -12,13 +12,14 @@ struct Presenter {
     let viewer: String?
     let urls: URLBuilder
     let links: ContentLinks
-    let connection: PostgresConnection
+    /// Nil when rendering only what the caller already holds (``newMessage(_:)``).
+    let connection: PostgresConnection?
     let logger: Logger
 
     private(set) var participants: [UUID: [ParticipantRecord]] = [:]
     private(set) var identities: [String: IdentityRecord] = [:]
 
-    init(app: UUID, viewer: String?, urls: URLBuilder, links: ContentLinks, connection: PostgresConnection, logger: Logger) {
+    init(app: UUID, viewer: String?, urls: URLBuilder, links: ContentLinks, connection: PostgresConnection?, logger: Logger) {
         self.app = app
         self.viewer = viewer
         self.urls = urls
@@ -27,19 +28,25 @@ struct Presenter {
         self.logger = logger
     }
 
+    /// The connection of a presenter that loads; one made without a connection never loads.
+    var database: PostgresConnection {
+        guard let connection else { preconditionFailure("this presenter only renders what it was given") }
+        return connection
+    }
+
     // MARK: Loading
 
     mutating func loadParticipants(of conversations: some Sequence<UUID>) async throws {
         let missing = Set(conversations).subtracting(participants.keys)
         guard !missing.isEmpty else { return }
-        let loaded = try await connection.participants(of: Array(missing), logger: logger)
+        let loaded = try await database.participants(of: Array(missing), logger: logger)
         for id in missing { participants[id] = loaded[id] ?? [] }
     }
 
     mutating func loadIdentities(_ users: some Sequence<String>) async throws {
         let missing = Array(Set(users).subtracting(identities.keys))
         guard !missing.isEmpty else { return }
-        let rows = try await connection.query(
+        let rows = try await database.query(
             "SELECT \(unescaped: IdentityRecord.columns) FROM sync.identities WHERE app_id = \(app) AND user_id = ANY(\(missing))",
             logger: logger)
         for try await row in rows {
@@ -70,11 +77,23 @@ struct Presenter {
         let users = records.compactMap(\.senderID) + records.flatMap { participants[$0.conversationID]?.map(\.userID) ?? [] }
         try await loadIdentities(users)
         let receipts = try await receipts(of: records.map(\.id))
-        return records.map { message(for: $0, receipts: receipts[$0.id] ?? [:]) }
+        return records.map { record in
+            message(for: record, members: participants[record.conversationID] ?? [], receipts: receipts[record.id] ?? [:])
+        }
+    }
+
+    /// A message just sent: every member has it as `sent`, the sender as `read`.
+    func newMessage(_ sent: SyncStore.SentMessage) -> MessageObject {
+        var presenter = self
+        for member in sent.members where presenter.identities[member] == nil {
+            presenter.identities[member] = IdentityRecord(userID: member)
+        }
+        if let sender = sent.sender { presenter.identities[sender.userID] = sender }
+        return presenter.message(for: sent.record, members: sent.members.map { ParticipantRecord(newMember: $0, of: sent.record.conversationID) }, receipts: [:])
     }
 
     private func receipts(of messages: [UUID]) async throws -> [UUID: [String: ReceiptStatus]] {
-        let rows = try await connection.query(
+        let rows = try await database.query(
             "SELECT message_id, user_id, status FROM sync.receipts WHERE message_id = ANY(\(messages))", logger: logger)
         var result: [UUID: [String: ReceiptStatus]] = [:]
         for try await (message, user, status) in rows.decode((UUID, String, Int16).self) {
@@ -98,8 +117,10 @@ struct Presenter {
         return status
     }
 
-    private func message(for record: MessageRecord, receipts: [String: ReceiptStatus]) -> MessageObject {
-        let members = (participants[record.conversationID] ?? []).filter { participant in
+    private func message(
+        for record: MessageRecord, members all: [ParticipantRecord], receipts: [String: ReceiptStatus]
+    ) -> MessageObject {
+        let members = all.filter { participant in
             participant.leftPosition.map { record.position <= $0 } ?? true
         }
         var recipientStatus: [String: String] = [:]
@@ -149,7 +170,7 @@ struct Presenter {
         var lastMessages: [UUID: MessageObject] = [:]
         if let viewer {
             stats = try await viewerStats(records.map(\.id), viewer: viewer)
-            let last = try await connection.messages(ids: stats.values.compactMap(\.lastMessageID), logger: logger)
+            let last = try await database.messages(ids: stats.values.compactMap(\.lastMessageID), logger: logger)
             for message in try await messages(last) {
                 if let id = LayerID(parsing: message.id, as: .messages)?.uuid,
                     let record = last.first(where: { $0.id == id })
@@ -185,7 +206,7 @@ struct Presenter {
     }
 
     private func viewerStats(_ conversations: [UUID], viewer: String) async throws -> [UUID: ViewerStats] {
-        let rows = try await connection.query(
+        let rows = try await database.query(
             """
             SELECT p.conversation_id,
                 (SELECT count(*) FROM sync.messages m
