@@ -34,7 +34,7 @@ struct IdentityRecord: Sendable {
         self.emailAddress = email
         self.publicKey = publicKey
         self.identityType = type
-        self.metadata = (try? JSONDecoder().decode([String: String].self, from: Data(metadata.utf8))) ?? [:]
+        self.metadata = (try? storedJSONDecoder.decode([String: String].self, from: Data(metadata.utf8))) ?? [:]
     }
 }
 
@@ -155,7 +155,7 @@ extension MessageRecord {
         self.position = position
         self.senderID = senderID
         self.senderName = senderName
-        self.parts = (try? JSONDecoder().decode([StoredPart].self, from: Data(parts.utf8))) ?? []
+        self.parts = (try? storedJSONDecoder.decode([StoredPart].self, from: Data(parts.utf8))) ?? []
         self.notification = notification.flatMap(JSONValue.init(jsonText:))
         self.sentAt = sentAt
         self.updatedAt = updatedAt
@@ -189,7 +189,7 @@ enum ReceiptStatus: Int16, Comparable, Sendable {
 
 extension JSONValue {
     init?(jsonText: String) {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(jsonText.utf8)) else { return nil }
+        guard let value = try? storedJSONDecoder.decode(JSONValue.self, from: Data(jsonText.utf8)) else { return nil }
         self = value
     }
 
@@ -198,3 +198,6 @@ extension JSONValue {
         String(decoding: (try? LayerJSONEncoder.make().encode(self)) ?? Data("null".utf8), as: UTF8.self)
     }
 }
+
+/// Reads the JSON the service itself stored (parts, metadata); one decoder serves every row.
+let storedJSONDecoder = JSONDecoder()

@@ -18,6 +18,8 @@ struct Presenter {
 
     private(set) var participants: [UUID: [ParticipantRecord]] = [:]
     private(set) var identities: [String: IdentityRecord] = [:]
+    /// Percent-encoded user ids, made once per user rather than once per mention.
+    private var encodedUsers: [String: String] = [:]
 
     init(app: UUID, viewer: String?, urls: URLBuilder, links: ContentLinks, connection: PostgresConnection?, logger: Logger) {
         self.app = app
@@ -54,6 +56,14 @@ struct Presenter {
             identities[identity.userID] = identity
         }
         for user in missing where identities[user] == nil { identities[user] = IdentityRecord(userID: user) }
+        for user in missing {
+            encodedUsers[user] = user.addingPercentEncoding(withAllowedCharacters: .layerUnreserved) ?? user
+        }
+    }
+
+    /// `layer:///identities/<encoded user id>`.
+    func identityID(_ user: String) -> String {
+        encodedUsers[user].map { "layer:///identities/" + $0 } ?? LayerID.identity(userID: user)
     }
 
     // MARK: Identities
@@ -61,7 +71,8 @@ struct Presenter {
     func basicIdentity(_ user: String) -> BasicIdentityObject {
         let record = identities[user] ?? IdentityRecord(userID: user)
         return BasicIdentityObject(
-            id: LayerID.identity(userID: user), url: urls.identity(user), userID: user,
+            id: identityID(user),
+            url: encodedUsers[user].map { "\(urls.base)/identities/\($0)" } ?? urls.identity(user), userID: user,
             displayName: record.displayName, avatarURL: record.avatarURL, identityType: record.identityType)
     }
 
@@ -127,10 +138,10 @@ struct Presenter {
         var viewerStatus: ReceiptStatus?
         for participant in members {
             let status = Self.status(of: record, for: participant, receipt: receipts[participant.userID])
-            recipientStatus[LayerID.identity(userID: participant.userID)] = status.name
+            recipientStatus[identityID(participant.userID)] = status.name
             if participant.userID == viewer { viewerStatus = status }
         }
-        if let sender = record.senderID { recipientStatus[LayerID.identity(userID: sender)] = ReceiptStatus.read.name }
+        if let sender = record.senderID { recipientStatus[identityID(sender)] = ReceiptStatus.read.name }
         let sender: SenderObject =
             if let senderID = record.senderID { .identity(basicIdentity(senderID)) } else {
                 .system(name: record.senderName ?? "")
