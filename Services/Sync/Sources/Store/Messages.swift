@@ -69,38 +69,11 @@ extension SyncStore {
         app: UUID, conversation: UUID, sender: String, id: UUID, parts: ValidatedParts, notification: JSONValue?,
         logger: Logger
     ) async throws -> SentMessage? {
-        let partsText = String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self)
-        let rows = try await postgres.query(
-            """
-            WITH c AS (
-                UPDATE sync.conversations c SET last_position = c.last_position + 1, last_message_at = clock_timestamp()
-                WHERE c.app_id = \(app) AND c.id = \(conversation) AND c.deleted_at IS NULL
-                  AND EXISTS (SELECT 1 FROM sync.participants p
-                              WHERE p.conversation_id = c.id AND p.user_id = \(sender) AND p.left_position IS NULL)
-                  AND NOT EXISTS (SELECT 1 FROM sync.participants p
-                                  WHERE p.conversation_id = c.id AND p.hidden AND p.left_position IS NULL)
-                RETURNING c.last_position),
-            m AS (
-                INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, notification)
-                SELECT \(app), \(id), \(conversation), c.last_position, \(sender), \(partsText)::jsonb,
-                       \(notification?.jsonText)::jsonb
-                FROM c
-                RETURNING position, sent_at),
-            members AS (
-                SELECT p.user_id, EXISTS (SELECT 1 FROM sync.blocks b
-                    WHERE b.app_id = \(app) AND b.owner_id = p.user_id AND b.blocked_id = \(sender)) AS blocking
-                FROM sync.participants p WHERE p.conversation_id = \(conversation) AND p.left_position IS NULL),
-            logged AS (
-                SELECT sync.append_change(\(app), ARRAY(SELECT user_id FROM members WHERE NOT blocking ORDER BY user_id),
-                    'new_message', \(conversation), \(id), NULL) AS appended
-                FROM m)
-            SELECT m.position, m.sent_at, ARRAY(SELECT user_id FROM members), logged.appended,
-                   i.display_name, i.avatar_url, i.identity_type
-            FROM m CROSS JOIN logged
-            LEFT JOIN sync.identities i ON i.app_id = \(app) AND i.user_id = \(sender)
-            """, logger: logger)
-        for try await (position, sentAt, members, _, displayName, avatarURL, identityType) in rows.decode(
-            (Int64, Date, [String], Int32, String?, String?, String?).self)
+        let statement = SendMessageStatement(
+            app: app, conversation: conversation, sender: sender, id: id,
+            parts: String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self), notification: notification?.jsonText)
+        for try await (position, sentAt, members, displayName, avatarURL, identityType) in try await postgres.execute(
+            statement, logger: logger)
         {
             var identity = IdentityRecord(userID: sender)
             identity.displayName = displayName
@@ -391,5 +364,60 @@ extension PostgresConnection {
             """, logger: logger)
         for try await _ in rows { return true }
         return false
+    }
+}
+
+/// The one-statement send of ``SyncStore/sendInOneStatement``, prepared once per connection: it
+/// is the busiest statement of the service, and planning it anew each time cost a good part of
+/// PostgreSQL's time per message.
+struct SendMessageStatement: PostgresPreparedStatement {
+    typealias Row = (Int64, Date, [String], String?, String?, String?)
+
+    static let sql = """
+        WITH c AS (
+            UPDATE sync.conversations c SET last_position = c.last_position + 1, last_message_at = clock_timestamp()
+            WHERE c.app_id = $1 AND c.id = $2 AND c.deleted_at IS NULL
+              AND EXISTS (SELECT 1 FROM sync.participants p
+                          WHERE p.conversation_id = c.id AND p.user_id = $3 AND p.left_position IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM sync.participants p
+                              WHERE p.conversation_id = c.id AND p.hidden AND p.left_position IS NULL)
+            RETURNING c.last_position),
+        m AS (
+            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, notification)
+            SELECT $1, $4, $2, c.last_position, $3, $5::text::jsonb, $6::text::jsonb FROM c
+            RETURNING position, sent_at),
+        members AS (
+            SELECT p.user_id, EXISTS (SELECT 1 FROM sync.blocks b
+                WHERE b.app_id = $1 AND b.owner_id = p.user_id AND b.blocked_id = $3) AS blocking
+            FROM sync.participants p WHERE p.conversation_id = $2 AND p.left_position IS NULL),
+        logged AS (
+            SELECT sync.append_change($1, ARRAY(SELECT user_id FROM members WHERE NOT blocking ORDER BY user_id),
+                'new_message', $2, $4, NULL) AS appended
+            FROM m)
+        SELECT m.position, m.sent_at, ARRAY(SELECT user_id FROM members), i.display_name, i.avatar_url, i.identity_type
+        FROM m CROSS JOIN logged
+        LEFT JOIN sync.identities i ON i.app_id = $1 AND i.user_id = $3
+        """
+
+    let app: UUID
+    let conversation: UUID
+    let sender: String
+    let id: UUID
+    let parts: String
+    let notification: String?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(app)
+        bindings.append(conversation)
+        bindings.append(sender)
+        bindings.append(id)
+        bindings.append(parts)
+        if let notification { bindings.append(notification) } else { bindings.appendNull() }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
     }
 }
