@@ -1,0 +1,458 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import LayerSync
+import LayerTesting
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import Testing
+
+/// The realistic flows of the conformance suite: real responses against the documented schemas.
+extension OpenAPIConformanceTests {
+    // MARK: Client API
+
+    @Test("Conversations, messages, receipts and identities answer as documented")
+    func conversationsAndMessages() async throws {
+        try await Self.withDocument { api in
+            let alice = try await api.user("alice", claims: ["display_name": "Alice", "first_name": "Alice"])
+            let bob = try await api.user("bob")
+            let carol = try await api.user("carol")
+
+            // Creates: new (201), the distinct one again (200), other metadata (409 conflict), a
+            // client-chosen id used twice (409 id_in_use); and what is refused.
+            let chat: JSONValue = ["participants": ["layer:///identities/bob"], "metadata": ["title": "Chat"]]
+            let created = try await api.call(.POST, "/conversations", 201, as: alice, json: chat)
+            let conversation = try #require(created.json?["id"]?.stringValue)
+            let again = try await api.call(.POST, "/conversations", 200, as: alice, json: chat)
+            #expect(again.json?["id"]?.stringValue == conversation)
+            let conflict = try await api.call(
+                .POST, "/conversations", 409, as: alice,
+                json: ["participants": ["layer:///identities/bob"], "metadata": ["title": "Other"]])
+            #expect(conflict.errorID == "conflict")
+            api.expect(conflict.json?["data"], is: "Conversation")
+            let chosen = UUID().lowercased
+            let group: JSONValue = ["id": .string(chosen), "participants": ["bob", "carol"], "distinct": false]
+            try await api.call(.POST, "/conversations", 201, as: alice, json: group)
+            let inUse = try await api.call(.POST, "/conversations", 409, as: alice, json: group)
+            #expect(inUse.errorID == "id_in_use")
+            api.expect(inUse.json?["data"], is: "Conversation")
+            try await api.call(.POST, "/conversations", 422, as: alice, json: ["colour": "red"])
+            try await api.call(.POST, "/conversations", 422, as: alice, json: ["participants": [1]])
+            let notJSON = try await api.sync.request(.POST, "/conversations", headers: alice.auth, body: ByteBuffer(string: "{no"))
+            api.check(notJSON, "POST", "/conversations", 400)
+            let huge: JSONValue = ["participants": ["bob"], "metadata": ["x": .string(String(repeating: "a", count: 70_000))]]
+            try await api.call(.POST, "/conversations", 413, as: alice, json: huge)
+            try await api.call(.POST, "/conversations", 401, json: chat)
+            try await api.call(.POST, "/conversations", 401, headers: AuthFixture.sessionHeader("no-such-session"), json: chat)
+            try await api.call(.POST, "/conversations", 406, as: alice, json: chat, accept: "application/vnd.layer+json; version=2.0")
+            let inline = try await api.harness.fixture.identityToken(user: "alice")
+            let opened = try await api.call(.GET, "/conversations", 200, headers: [("Authorization", "Layer identity-token=\"\(inline)\"")])
+            #expect(opened.headers.first(name: "X-Layer-User-ID") == "alice")
+            #expect(opened.headers.first(name: "X-Layer-Session-Token") != nil)
+            try await api.call(.GET, "/conversations?session_token=\(alice.token)", 200)
+
+            // Messages: sent (201), a repeat of the id (409 with the message), listed, fetched.
+            let conversationPath = "/\(path(conversation))"
+            let messageID = UUID().lowercased
+            let hello: JSONValue = [
+                "id": .string(messageID),
+                "parts": [["mime_type": "text/plain", "body": "Hello"], ["mime_type": "application/octet-stream", "body": "AAEC", "encoding": "base64"]],
+                "notification": ["title": "Alice", "text": "Hello"],
+            ]
+            let sent = try await api.call(.POST, "\(conversationPath)/messages", 201, as: alice, json: hello)
+            let message = try #require(sent.json?["id"]?.stringValue)
+            let repeated = try await api.call(.POST, "\(conversationPath)/messages", 409, as: alice, json: hello)
+            api.expect(repeated.json?["data"], is: "Message")
+            try await api.call(.POST, "\(conversationPath)/messages", 422, as: alice, json: ["parts": []])
+            try await api.call(
+                .POST, "\(conversationPath)/messages", 422, as: alice,
+                json: ["parts": [["mime_type": "text/plain", "body": .string(String(repeating: "x", count: 3000))]]])
+            try await api.call(.POST, "\(conversationPath)/messages", 404, as: carol, json: ["parts": [["mime_type": "text/plain", "body": "?"]]])
+            _ = try await bob.send("Hi Alice", to: conversation)
+
+            let conversations = try await api.call(.GET, "/conversations?page_size=10&sort_by=last_message", 200, as: alice)
+            #expect(conversations.headers.first(name: "Layer-Count") == "2")
+            try await api.call(.GET, "/conversations?page_size=0", 422, as: alice)
+            try await api.call(.GET, "/conversations?sort_by=colour", 422, as: alice)
+            let seen = try await api.call(.GET, conversationPath, 200, as: bob)
+            #expect(seen.json?["last_message"]?["parts"]?.arrayValue?.first?["body"] == "Hi Alice")
+            #expect(seen.json?["unread_message_count"] == 1)
+            try await api.call(.GET, conversationPath, 404, as: carol)
+            try await api.call(.GET, "/conversations/not-an-id", 404, as: alice)
+            let messages = try await api.call(.GET, "\(conversationPath)/messages?page_size=1", 200, as: alice)
+            #expect(messages.headers.first(name: "Layer-Count") == "2")
+            try await api.call(.GET, "\(conversationPath)/messages?from_id=\(message)", 200, as: alice)
+            try await api.call(.GET, "\(conversationPath)/messages?from_id=nope", 422, as: alice)
+            let fetched = try await api.call(.GET, "/\(path(message))", 200, as: bob)
+            #expect(fetched.json?["is_unread"] == true)
+            #expect(fetched.json?["sender"]?["display_name"] == "Alice")
+
+            // Receipts and read state.
+            try await api.call(.POST, "/\(path(message))/receipts", 204, as: bob, json: ["type": "delivery"])
+            try await api.call(.POST, "/\(path(message))/receipts", 204, as: bob, json: ["type": "read"])
+            try await api.call(.POST, "/\(path(message))/receipts", 422, as: bob, json: ["type": "sent"])
+            try await api.call(.POST, "/\(path(message))/receipts", 422, as: bob, json: ["kind": "read"])
+            try await api.call(.POST, "/\(path(message))/receipts", 404, as: carol, json: ["type": "read"])
+            try await api.call(.POST, "\(conversationPath)/mark_all_read", 204, as: alice)
+            try await api.call(.POST, "\(conversationPath)/mark_all_read", 204, as: bob, json: ["position": 1])
+            try await api.call(.POST, "\(conversationPath)/mark_all_read", 422, as: bob, json: ["position": -1])
+            let read = try await api.call(.GET, "/\(path(message))", 200, as: alice)
+            #expect(read.json?["recipient_status"]?["layer:///identities/bob"] == "read")
+
+            // Identities of the people one shares a conversation with.
+            let identity = try await api.call(.GET, "/identities/alice", 200, as: bob)
+            #expect(identity.json?["first_name"] == "Alice")
+            #expect(identity.json?["phone_number"] == .null)
+            let dora = try await api.user("dora/1")
+            _ = try await dora.conversation(with: ["alice"])
+            let encoded = try await api.call(.GET, "/identities/dora%2F1", 200, as: alice)
+            #expect(encoded.json?["id"] == "layer:///identities/dora%2F1")
+            let stranger = try await api.user("erin")
+            try await api.call(.GET, "/identities/alice", 404, as: stranger)
+
+            // Changes: metadata, participants, private metadata; the Layer-Patch content type.
+            let rename: JSONValue = [["operation": "set", "property": "metadata.title", "value": "Renamed"]]
+            try await api.call(.PATCH, conversationPath, 204, as: alice, json: rename, contentType: MediaType.layerPatch)
+            try await api.call(
+                .POST, conversationPath, 204, as: alice, headers: [("X-HTTP-Method-Override", "PATCH")], json: rename,
+                contentType: MediaType.layerPatch, documentedAs: "PATCH")
+            #expect(try await api.call(.PATCH, conversationPath, 406, as: alice, json: rename).json?["data"]?["header"] == "Content-Type")
+            let add: JSONValue = [
+                ["operation": "add", "property": "participants", "id": "layer:///identities/carol"],
+                ["operation": "set", "property": "private_metadata.pinned", "value": "yes"],
+            ]
+            try await api.call(.PATCH, conversationPath, 204, as: alice, json: add, contentType: MediaType.layerPatch)
+            try await api.call(
+                .PATCH, conversationPath, 422, as: alice, json: [["operation": "set", "property": "colour", "value": "red"]],
+                contentType: MediaType.layerPatch)
+            try await api.call(.PATCH, conversationPath, 400, as: alice, json: ["operation": "set"], contentType: MediaType.layerPatch)
+            let nowCarol = try await api.call(.GET, conversationPath, 200, as: carol)
+            #expect(nowCarol.json?["distinct"] == false)
+
+            // Deletions.
+            try await api.call(.DELETE, "/\(path(message))", 422, as: alice)
+            try await api.call(.DELETE, "/\(path(message))?mode=all_participants", 403, as: bob)
+            try await api.call(.DELETE, "/\(path(message))?mode=my_devices", 204, as: bob)
+            try await api.call(.DELETE, "/\(path(message))?mode=everything", 422, as: alice)
+            try await api.call(.DELETE, "/\(path(message))?destroy=true", 204, as: alice)
+            try await api.call(.GET, "/\(path(message))", 404, as: alice)
+            try await api.call(.DELETE, "\(conversationPath)?mode=my_devices&leave=true", 204, as: carol)
+            let left = try await api.call(.POST, "\(conversationPath)/messages", 403, as: carol, json: ["parts": [["mime_type": "text/plain", "body": "?"]]])
+            #expect(left.errorID == "access_denied")
+            try await api.call(.DELETE, "\(conversationPath)?mode=all_participants", 204, as: alice)
+            try await api.call(.GET, conversationPath, 404, as: bob)
+        }
+    }
+
+    @Test("POST /sync answers as documented: snapshots, pages, changes of every type, and refusals")
+    func sync() async throws {
+        try await Self.withDocument { api in
+            let alice = try await api.user("alice")
+            let bob = try await api.user("bob")
+            let conversation = try await alice.conversation(with: ["bob"])
+            let first = try await bob.send("one", to: conversation)
+            _ = try await bob.send("two", to: conversation)
+            let firstID = try #require(first["id"]?.stringValue)
+
+            for policy in ["complete", "unread_only", "partial"] {
+                let snapshot = try await api.call(.POST, "/sync", 200, as: alice, json: ["anchor": 0, "policy": .string(policy), "partial_count": 1])
+                #expect(snapshot.json?["more"] == false)
+                #expect(snapshot.json?["operations"]?.arrayValue?.first?["type"] == "new_conversation")
+            }
+            // A snapshot in pages: the anchor is a string until the last page.
+            let page = try await api.call(.POST, "/sync", 200, as: alice, json: ["anchor": 0, "limit": 1, "policy": "complete"])
+            #expect(page.json?["more"] == true)
+            let cursor = try #require(page.json?["anchor"])
+            #expect(cursor.stringValue != nil)
+            try await api.call(.POST, "/sync", 200, as: alice, json: ["anchor": cursor, "limit": 1, "policy": "complete"])
+            let latest = try #require(try await api.call(.POST, "/sync", 200, as: alice, json: [:]).json?["anchor"])
+
+            // A device's queued operations, then every kind of change after the anchor.
+            let newMessage = "layer:///messages/\(UUID().lowercased)"
+            let operations: JSONValue = [
+                ["type": "new_message", "message_id": .string(newMessage), "conversation_id": .string(conversation),
+                 "parts": [["mime_type": "text/plain", "body": "offline"]]],
+                ["type": "update_status", "message_id": .string(firstID), "status": "read"],
+                ["type": "update_tags", "message_id": .string(firstID), "tags": ["starred"]],
+            ]
+            try await api.call(.POST, "/sync", 200, as: alice, json: ["anchor": latest, "operations": operations])
+            try await alice.patch(
+                "/\(path(conversation))", [["operation": "set", "property": "metadata.title", "value": "Renamed"]])
+            _ = try await alice.post("/\(path(conversation))/mark_all_read", [:])
+            _ = try await alice.delete("/\(path(newMessage))?mode=all_participants")
+            let group = try await alice.conversation(with: ["bob"], distinct: false)
+            _ = try await alice.delete("/\(path(group))?mode=my_devices")
+            let changes = try await api.call(.POST, "/sync", 200, as: alice, json: ["anchor": latest])
+            let types = Set(changes.json?["operations"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? [])
+            #expect(types == ["new_message", "update_status", "update_tags", "update_conversation", "delete_message", "new_conversation", "delete_conversation"])
+            let bobChanges = try await api.call(.POST, "/sync", 200, as: bob, json: ["anchor": 1, "limit": 2])
+            #expect(bobChanges.json?["more"] == true)
+
+            // Refusals name the field, inside operations too.
+            #expect(try await api.call(.POST, "/sync", 422, as: alice, json: ["anchor": "nonsense"]).errorProperty == "anchor")
+            #expect(try await api.call(.POST, "/sync", 422, as: alice, json: ["anchor": 1_000_000]).errorProperty == "anchor")
+            #expect(try await api.call(.POST, "/sync", 422, as: alice, json: ["limit": 0]).errorProperty == "limit")
+            #expect(try await api.call(.POST, "/sync", 422, as: alice, json: ["policy": "some"]).errorProperty == "policy")
+            #expect(try await api.call(.POST, "/sync", 422, as: alice, json: ["since": 0]).errorProperty == "since")
+            let badOperation: JSONValue = ["operations": [["type": "update_status", "message_id": .string(firstID), "status": "sent"]]]
+            #expect(try await api.call(.POST, "/sync", 422, as: alice, json: badOperation).errorProperty == "operations.0.status")
+            let unknownMessage: JSONValue = ["operations": [["type": "update_tags", "message_id": .string(UUID().lowercased), "tags": ["x"]]]]
+            try await api.call(.POST, "/sync", 404, as: alice, json: unknownMessage)
+            try await api.call(.POST, "/sync", 400, as: alice, json: "[]")
+            try await api.call(.POST, "/sync", 401, json: [:])
+        }
+    }
+
+    @Test("Rich content answers as documented, from the upload slot to the download")
+    func content() async throws {
+        try await Self.withDocument { api in
+            let alice = try await api.user("alice")
+            let bob = try await api.user("bob")
+            let payload = ByteBuffer(bytes: (0..<5000).map { UInt8($0 % 251) })
+            let upload = [("Upload-Content-Type", "application/x-test"), ("Upload-Content-Length", "5000")]
+            let slot = try await api.call(.POST, "/content", 201, as: alice, headers: upload)
+            let content = try #require(slot.json?["id"]?.stringValue)
+            let uploadPath = try api.localPath(try #require(slot.json?["upload_url"]?.stringValue))
+            try await api.call(.GET, "/\(path(content))", 404, as: alice)
+            try await api.call(.POST, "/content", 422, as: alice, headers: [("Upload-Content-Length", "5000")])
+            try await api.call(.POST, "/content", 422, as: alice, headers: [("Upload-Content-Type", "nonsense"), ("Upload-Content-Length", "5")])
+            try await api.call(.POST, "/content", 422, as: alice, headers: upload + [("Upload-Origin", "not an origin")])
+            try await api.call(.POST, "/content", 413, as: alice, headers: [("Upload-Content-Type", "text/plain"), ("Upload-Content-Length", "99999999999")])
+            try await api.call(.POST, "/content", 401, headers: upload)
+
+            // The signed upload URL: no Accept header, no session.
+            let forged = uploadPath.replacingOccurrences(of: "signature=", with: "signature=x")
+            try await api.call(.PUT, forged, 403, body: payload, contentType: "application/x-test", accept: nil)
+            try await api.call(.PUT, uploadPath, 422, body: ByteBuffer(string: "short"), contentType: "application/x-test", accept: nil)
+            let stored = try await api.call(.PUT, uploadPath, 200, body: payload, contentType: "application/x-test", accept: nil)
+            try await api.call(.PUT, uploadPath, 422, body: payload, contentType: "application/x-test", accept: nil)
+            let downloadPath = try api.localPath(try #require(stored.json?["download_url"]?.stringValue))
+
+            // The download serves the bytes with their own type, which the document gives as */*.
+            let download = try await api.sync.request(.GET, downloadPath, accept: nil)
+            #expect(download.status == 200)
+            #expect(download.headers.first(name: "Content-Type") == "application/x-test")
+            #expect(download.body == payload)
+            #expect(download.headers.first(name: "X-Request-Id") != nil)
+            let documented = api.document.operation("GET", downloadPath)?.operation["responses"]?["200"]?["content"]
+            #expect(documented?["*/*"] != nil)
+            try await api.call(.GET, downloadPath.replacingOccurrences(of: "expires=", with: "expires=1"), 403, accept: nil)
+
+            // A part that refers to it, as the recipient sees it, and the refresh of its link.
+            try await api.call(.GET, "/\(path(content))", 200, as: alice)
+            try await api.call(.GET, "/\(path(content))", 404, as: bob)
+            let conversation = try await alice.conversation(with: ["bob"])
+            let part: JSONValue = ["parts": [["mime_type": "application/x-test", "content": ["id": .string(content), "size": 5000]]]]
+            let message = try await api.call(.POST, "/\(path(conversation))/messages", 201, as: alice, json: part)
+            #expect(message.json?["parts"]?.arrayValue?.first?["content"]?["download_url"]?.stringValue != nil)
+            try await api.call(.GET, "/\(path(content))", 200, as: bob)
+            let wrongSize: JSONValue = ["parts": [["mime_type": "application/x-test", "content": ["id": .string(content), "size": 1]]]]
+            try await api.call(.POST, "/\(path(conversation))/messages", 422, as: alice, json: wrongSize)
+        }
+    }
+
+    @Test("Announcements answer as documented, sent by the Server API and read by their recipients")
+    func announcements() async throws {
+        try await Self.withDocument { api in
+            let alice = try await api.user("alice")
+            _ = try await api.user("bob")
+            let server = try await api.harness.server()
+            let bearer = server.auth
+            let app = "/apps/\(server.appID)"
+            let announcement: JSONValue = [
+                "recipients": ["layer:///identities/alice", "bob"], "sender": ["name": "Support"],
+                "parts": [["mime_type": "text/plain", "body": "Maintenance tonight"]], "notification": ["text": "Maintenance"],
+            ]
+            let sent = try await api.call(.POST, "\(app)/announcements", 202, headers: bearer, json: announcement)
+            let id = try #require(sent.json?["id"]?.stringValue)
+            #expect(sent.json?["sender"]?["name"] == "Support")
+            let tag = [("If-None-Match", UUID().uuidString)]
+            let tagged = try await api.call(.POST, "\(app)/announcements", 202, headers: bearer + tag, json: announcement)
+            let repeated = try await api.call(.POST, "\(app)/announcements", 202, headers: bearer + tag, json: announcement)
+            #expect(tagged.json?["id"] == repeated.json?["id"])
+            try await api.call(.POST, "\(app)/announcements", 422, headers: bearer, json: ["recipients": [], "sender": ["name": "S"], "parts": [["mime_type": "text/plain", "body": "x"]]])
+            try await api.call(.POST, "\(app)/announcements", 422, headers: bearer, json: ["recipients": ["bob"], "parts": [["mime_type": "text/plain", "body": "x"]]])
+            try await api.call(.POST, "\(app)/announcements", 400, headers: bearer + [("If-None-Match", "nope")], json: announcement)
+            try await api.call(.POST, "\(app)/announcements", 401, json: announcement)
+
+            let list = try await api.call(.GET, "/announcements", 200, as: alice)
+            #expect(list.headers.first(name: "Layer-Count") == "2")
+            let one = try await api.call(.GET, "/\(path(id))", 200, as: alice)
+            #expect(one.json?["is_unread"] == true)
+            try await api.call(.POST, "/\(path(id))/receipts", 204, as: alice, json: ["type": "read"])
+            try await api.call(.POST, "/\(path(id))/receipts", 422, as: alice, json: ["type": "sent"])
+            try await api.call(.DELETE, "/\(path(id))", 204, as: alice)
+            try await api.call(.GET, "/\(path(id))", 404, as: alice)
+            try await api.call(.GET, "/announcements/\(UUID().lowercased)", 404, as: alice)
+        }
+    }
+
+    // MARK: Server API
+
+    @Test("The Server API's conversations and messages answer as documented")
+    func serverConversationsAndMessages() async throws {
+        try await Self.withDocument { api in
+            let alice = try await api.user("alice")
+            _ = try await api.user("bob")
+            let server = try await api.harness.server()
+            let bearer = server.auth
+            let app = "/apps/\(server.appID)"
+            let patch = MediaType.layerPatch
+
+            let body: JSONValue = ["participants": ["layer:///identities/alice", "bob"], "metadata": ["topic": "Orders"]]
+            let created = try await api.call(.POST, "\(app)/conversations", 201, headers: bearer, json: body)
+            let conversation = try #require(created.json?["id"]?.stringValue)
+            let uuid = try #require(LayerID(parsing: conversation, as: .conversations)).uuid.lowercased
+            #expect(created.headers.first(name: "Location") == "\(app)/conversations/\(uuid)")
+            try await api.call(.POST, "\(app)/conversations", 200, headers: bearer, json: body)
+            let conflict = try await api.call(
+                .POST, "\(app)/conversations", 409, headers: bearer,
+                json: ["participants": ["alice", "bob"], "metadata": ["topic": "Other"]])
+            api.expect(conflict.json?["data"], is: "SystemConversation")
+            let tag = [("If-None-Match", "\"\(UUID().lowercased)\"")]
+            let group: JSONValue = ["participants": ["alice", "bob"], "distinct": false]
+            let tagged = try await api.call(.POST, "\(app)/conversations", 201, headers: bearer + tag, json: group)
+            let retried = try await api.call(.POST, "\(app)/conversations", 201, headers: bearer + tag, json: group)
+            #expect(tagged.json?["id"] == retried.json?["id"])
+            try await api.call(.POST, "\(app)/conversations", 400, headers: bearer + [("If-None-Match", "*")], json: group)
+            try await api.call(.POST, "\(app)/conversations", 422, headers: bearer, json: ["distinct": false])
+            try await api.call(.POST, "\(app)/conversations", 422, headers: bearer, json: ["participants": ["bob"], "id": "x"])
+            try await api.call(.POST, "\(app)/conversations", 401, json: body)
+            try await api.call(.POST, "\(app)/conversations", 401, headers: [("Authorization", "Bearer \(server.token)x")], json: body)
+            try await api.call(.POST, "\(app)/conversations", 406, headers: bearer, json: body, accept: nil)
+            try await api.call(.POST, "/apps/not-an-app/conversations", 404, headers: bearer, json: body)
+
+            let conversationPath = "\(app)/conversations/\(uuid)"
+            let system = try await api.call(.GET, conversationPath, 200, headers: bearer)
+            #expect(system.json?["unread_message_count"] == nil)
+            try await api.call(.GET, "\(app)/conversations/\(UUID().lowercased)", 404, headers: bearer)
+            let rename: JSONValue = [["operation": "set", "property": "metadata.topic", "value": "Refunds"]]
+            try await api.call(.PATCH, conversationPath, 204, headers: bearer, json: rename, contentType: patch)
+            try await api.call(
+                .POST, conversationPath, 204, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: rename,
+                contentType: patch, documentedAs: "PATCH")
+            try await api.call(.PATCH, conversationPath, 406, headers: bearer, json: rename)
+            try await api.call(
+                .PATCH, conversationPath, 422, headers: bearer, json: [["operation": "set", "property": "colour", "value": "x"]],
+                contentType: patch)
+
+            // Messages as a participant and as a system sender; de-duplicated by tag.
+            let text: JSONValue = [["mime_type": "text/plain", "body": "Your order shipped"]]
+            let asAlice = try await api.call(
+                .POST, "\(conversationPath)/messages", 201, headers: bearer, json: ["sender_id": "layer:///identities/alice", "parts": text])
+            let message = try #require(asAlice.json?["id"]?.stringValue)
+            let messageUUID = try #require(LayerID(parsing: message, as: .messages)).uuid.lowercased
+            let bot = try await api.call(
+                .POST, "\(conversationPath)/messages", 201, headers: bearer,
+                json: ["sender": ["name": "Order bot"], "parts": text, "notification": ["text": "Shipped"]])
+            #expect(bot.json?["sender"]?["user_id"] == .null)
+            #expect(bot.json?["sender"]?["name"] == "Order bot")
+            let messageTag = [("If-None-Match", UUID().lowercased)]
+            let first = try await api.call(
+                .POST, "\(conversationPath)/messages", 201, headers: bearer + messageTag, json: ["sender_id": "bob", "parts": text])
+            let again = try await api.call(
+                .POST, "\(conversationPath)/messages", 201, headers: bearer + messageTag, json: ["sender_id": "bob", "parts": text])
+            #expect(first.json?["id"] == again.json?["id"])
+            try await api.call(.POST, "\(conversationPath)/messages", 422, headers: bearer, json: ["parts": text])
+            try await api.call(
+                .POST, "\(conversationPath)/messages", 422, headers: bearer, json: ["sender_id": "carol", "parts": text])
+            try await api.call(
+                .POST, "\(conversationPath)/messages", 422, headers: bearer,
+                json: ["sender_id": "bob", "sender": ["name": "x"], "parts": text])
+            try await api.call(
+                .POST, "\(conversationPath)/messages", 422, headers: bearer, json: ["sender_id": "bob", "id": "x", "parts": text])
+
+            let messages = try await api.call(.GET, "\(conversationPath)/messages?page_size=2", 200, headers: bearer)
+            #expect(messages.headers.first(name: "Layer-Count") == "3")
+            try await api.call(.GET, "\(conversationPath)/messages/\(messageUUID)", 200, headers: bearer)
+            let otherConversation = try #require(tagged.json?["id"]?.stringValue)
+            try await api.call(.GET, "/\(path(otherConversation).replacingOccurrences(of: "conversations", with: "apps/\(server.appID)/conversations"))/messages/\(messageUUID)", 404, headers: bearer)
+
+            // One user's view, and acting as that user.
+            let user = "\(app)/users/alice"
+            let list = try await api.call(.GET, "\(user)/conversations?sort_by=last_message", 200, headers: bearer)
+            #expect(list.headers.first(name: "Layer-Count") == "2")
+            try await api.call(.GET, "\(user)/conversations?sort_by=colour", 422, headers: bearer)
+            try await api.call(.GET, "\(app)/users/nobody/conversations", 404, headers: bearer)
+            let view = try await api.call(.GET, "\(user)/conversations/\(uuid)", 200, headers: bearer)
+            #expect(view.json?["unread_message_count"] == 2)
+            try await api.call(.GET, "\(user)/conversations/\(uuid)/messages", 200, headers: bearer)
+            try await api.call(.POST, "\(user)/conversations/\(uuid)/mark_all_read", 204, headers: bearer)
+            try await api.call(.POST, "\(user)/conversations/\(uuid)/mark_all_read", 204, headers: bearer, json: ["position": 1])
+            let bobUser = "\(app)/users/bob"
+            try await api.call(.POST, "\(bobUser)/messages/\(messageUUID)/receipts", 204, headers: bearer, json: ["type": "read"])
+            try await api.call(.POST, "\(bobUser)/messages/\(messageUUID)/receipts", 422, headers: bearer, json: ["type": "seen"])
+            try await api.call(.DELETE, "\(bobUser)/messages/\(messageUUID)", 422, headers: bearer)
+            try await api.call(.DELETE, "\(bobUser)/messages/\(messageUUID)?mode=all_participants", 403, headers: bearer)
+            try await api.call(.DELETE, "\(bobUser)/messages/\(messageUUID)?mode=my_devices", 204, headers: bearer)
+            let fromAlice = try await api.call(.GET, "/\(path(message))", 200, as: alice)
+            #expect(fromAlice.json?["recipient_status"]?["layer:///identities/bob"] == "read")
+
+            try await api.call(.DELETE, "\(conversationPath)/messages/\(messageUUID)", 204, headers: bearer)
+            try await api.call(.DELETE, "\(conversationPath)/messages/\(messageUUID)", 404, headers: bearer)
+            try await api.call(.DELETE, conversationPath, 204, headers: bearer)
+            try await api.call(.DELETE, conversationPath, 204, headers: bearer)
+            try await api.call(.GET, conversationPath, 404, headers: bearer)
+        }
+    }
+
+    @Test("The Server API's identities and blocks answer as documented")
+    func serverIdentitiesAndBlocks() async throws {
+        try await Self.withDocument { api in
+            // The sync service knows a user once they used it (or the app's backend named them).
+            let alice = try await api.user("alice")
+            try await api.call(.GET, "/conversations", 200, as: alice)
+            let server = try await api.harness.server()
+            let bearer = server.auth
+            let app = "/apps/\(server.appID)"
+            let identity = "\(app)/users/helper%2Fbot/identity"
+
+            let fields: JSONValue = [
+                "display_name": "Helper", "identity_type": "bot", "first_name": "Help", "metadata": ["team": "support"],
+            ]
+            try await api.call(.POST, identity, 201, headers: bearer, json: fields)
+            let taken = try await api.call(.POST, identity, 409, headers: bearer, json: fields)
+            api.expect(taken.json?["data"], is: "Identity")
+            try await api.call(.POST, "\(app)/users/nameless/identity", 422, headers: bearer, json: ["first_name": "No"])
+            try await api.call(.POST, "\(app)/users/typed/identity", 422, headers: bearer, json: ["display_name": "T", "identity_type": "robot"])
+            try await api.call(.POST, "\(app)/users/extra/identity", 422, headers: bearer, json: ["display_name": "T", "colour": "red"])
+            let read = try await api.call(.GET, identity, 200, headers: bearer)
+            #expect(read.json?["user_id"] == "helper/bot")
+            #expect(read.json?["last_name"] == .null)
+            try await api.call(.PUT, identity, 204, headers: bearer, json: ["display_name": "Helper 2"])
+            try await api.call(.PUT, "\(app)/users/nobody/identity", 404, headers: bearer, json: ["display_name": "N"])
+            let change: JSONValue = [
+                ["operation": "set", "property": "last_name", "value": "Bot"],
+                ["operation": "set", "property": "metadata.level", "value": "2"],
+            ]
+            try await api.call(.PATCH, identity, 204, headers: bearer, json: change, contentType: MediaType.layerPatch)
+            try await api.call(
+                .PATCH, identity, 422, headers: bearer, json: [["operation": "set", "property": "colour", "value": "x"]],
+                contentType: MediaType.layerPatch)
+            try await api.call(.PATCH, identity, 406, headers: bearer, json: change)
+            let changed = try await api.call(.GET, identity, 200, headers: bearer)
+            #expect(changed.json?["last_name"] == "Bot")
+            #expect(changed.json?["first_name"] == .null)
+            try await api.call(.DELETE, identity, 204, headers: bearer)
+            try await api.call(.DELETE, identity, 404, headers: bearer)
+            try await api.call(.GET, identity, 404, headers: bearer)
+            try await api.call(.GET, identity, 401)
+
+            let blocks = "\(app)/users/alice/blocks"
+            try await api.call(.POST, blocks, 204, headers: bearer, json: ["user_id": "bob"])
+            try await api.call(.POST, blocks, 204, headers: bearer, json: ["id": "layer:///identities/carol"])
+            let blocked = try await api.call(.GET, blocks, 200, headers: bearer)
+            #expect(Set(blocked.json?.arrayValue?.compactMap { $0["user_id"]?.stringValue } ?? []) == ["bob", "carol"])
+            try await api.call(.POST, blocks, 422, headers: bearer, json: [:])
+            try await api.call(.POST, blocks, 422, headers: bearer, json: ["user_id": "bob", "id": "layer:///identities/bob"])
+            try await api.call(.POST, "\(app)/users/nobody/blocks", 404, headers: bearer, json: ["user_id": "bob"])
+            try await api.call(.DELETE, "\(blocks)/bob", 204, headers: bearer)
+            try await api.call(.DELETE, "\(blocks)/layer%3A%2F%2F%2Fidentities%2Fcarol", 204, headers: bearer)
+            let none = try await api.call(.GET, blocks, 200, headers: bearer)
+            #expect(none.json == [])
+        }
+    }
+}
