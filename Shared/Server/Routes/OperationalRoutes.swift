@@ -72,3 +72,80 @@ extension Request {
 }
 
 import Foundation
+
+extension OperationalRoutes {
+    /// The OpenAPI paths of the probes, the metrics and the document itself, which every service
+    /// serves alike. They refer to the components `Liveness`, `Readiness`, `InternalError` and
+    /// `RequestId`, which each service's document defines.
+    public static func openAPIPaths(readinessSummary: String) -> String {
+        """
+          /health/live:
+            get:
+              operationId: liveness
+              tags: [operational]
+              summary: Liveness probe.
+              security: []
+              responses:
+                '200':
+                  description: The process answers.
+                  headers:
+                    X-Request-Id:
+                      $ref: '#/components/headers/RequestId'
+                  content:
+                    application/json:
+                      schema:
+                        $ref: '#/components/schemas/Liveness'
+                '500':
+                  $ref: '#/components/responses/InternalError'
+          /health/ready:
+            get:
+              operationId: readiness
+              tags: [operational]
+              summary: \(readinessSummary)
+              security: []
+              responses:
+                '200':
+                  $ref: '#/components/responses/Readiness'
+                '503':
+                  $ref: '#/components/responses/Readiness'
+                '500':
+                  $ref: '#/components/responses/InternalError'
+          /metrics:
+            get:
+              operationId: metrics
+              tags: [operational]
+              summary: Metrics in the Prometheus text format.
+              security: []
+              responses:
+                '200':
+                  description: The metrics.
+                  headers:
+                    X-Request-Id:
+                      $ref: '#/components/headers/RequestId'
+                  content:
+                    text/plain:
+                      schema:
+                        type: string
+                '500':
+                  $ref: '#/components/responses/InternalError'
+          /openapi.yaml:
+            get:
+              operationId: openAPI
+              tags: [operational]
+              summary: This document.
+              security: []
+              responses:
+                '200':
+                  description: The OpenAPI document.
+                  headers:
+                    X-Request-Id:
+                      $ref: '#/components/headers/RequestId'
+                  content:
+                    application/yaml:
+                      schema:
+                        type: string
+                '500':
+                  $ref: '#/components/responses/InternalError'
+        """
+    }
+}

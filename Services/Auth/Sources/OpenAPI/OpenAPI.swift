@@ -1,3 +1,5 @@
+import LayerServer
+
 // The OpenAPI 3.1 document of the auth service's public routes, served at `GET /openapi.yaml`.
 // `Tests/AuthTests/OpenAPIConformanceTests.swift` checks real responses against it.
 //
@@ -36,72 +38,5 @@ tags:
     description: Discovery, probes, metrics and this document.
 """
 
-let openAPIOperationalPaths = """
-  /health/live:
-    get:
-      operationId: liveness
-      tags: [operational]
-      summary: Liveness probe.
-      security: []
-      responses:
-        '200':
-          description: The process answers.
-          headers:
-            X-Request-Id:
-              $ref: '#/components/headers/RequestId'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/Liveness'
-        '500':
-          $ref: '#/components/responses/InternalError'
-  /health/ready:
-    get:
-      operationId: readiness
-      tags: [operational]
-      summary: Readiness probe (the database and the services this one calls).
-      security: []
-      responses:
-        '200':
-          $ref: '#/components/responses/Readiness'
-        '503':
-          $ref: '#/components/responses/Readiness'
-        '500':
-          $ref: '#/components/responses/InternalError'
-  /metrics:
-    get:
-      operationId: metrics
-      tags: [operational]
-      summary: Metrics in the Prometheus text format.
-      security: []
-      responses:
-        '200':
-          description: The metrics.
-          headers:
-            X-Request-Id:
-              $ref: '#/components/headers/RequestId'
-          content:
-            text/plain:
-              schema:
-                type: string
-        '500':
-          $ref: '#/components/responses/InternalError'
-  /openapi.yaml:
-    get:
-      operationId: openAPI
-      tags: [operational]
-      summary: This document.
-      security: []
-      responses:
-        '200':
-          description: The OpenAPI document.
-          headers:
-            X-Request-Id:
-              $ref: '#/components/headers/RequestId'
-          content:
-            application/yaml:
-              schema:
-                type: string
-        '500':
-          $ref: '#/components/responses/InternalError'
-"""
+let openAPIOperationalPaths = OperationalRoutes.openAPIPaths(
+    readinessSummary: "Readiness probe (the database and the services this one calls).")

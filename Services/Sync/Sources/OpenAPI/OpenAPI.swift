@@ -1,3 +1,5 @@
+import LayerServer
+
 // The OpenAPI 3.1 document of the sync service's public routes, served at `GET /openapi.yaml` by
 // `layer-sync`. `Tests/SyncTests/OpenAPIConformanceTests.swift` checks that it lists exactly the
 // routes the service serves and that real responses match it.
@@ -69,71 +71,5 @@ let syncOpenAPIOperationalPaths = """
                 $ref: '#/components/schemas/Empty'
         '500':
           $ref: '#/components/responses/InternalError'
-  /health/live:
-    get:
-      operationId: liveness
-      tags: [operational]
-      summary: Liveness probe.
-      security: []
-      responses:
-        '200':
-          description: The process answers.
-          headers:
-            X-Request-Id:
-              $ref: '#/components/headers/RequestId'
-          content:
-            application/json:
-              schema:
-                $ref: '#/components/schemas/Liveness'
-        '500':
-          $ref: '#/components/responses/InternalError'
-  /health/ready:
-    get:
-      operationId: readiness
-      tags: [operational]
-      summary: Readiness probe (the database and the auth service).
-      security: []
-      responses:
-        '200':
-          $ref: '#/components/responses/Readiness'
-        '503':
-          $ref: '#/components/responses/Readiness'
-        '500':
-          $ref: '#/components/responses/InternalError'
-  /metrics:
-    get:
-      operationId: metrics
-      tags: [operational]
-      summary: Metrics in the Prometheus text format.
-      security: []
-      responses:
-        '200':
-          description: The metrics.
-          headers:
-            X-Request-Id:
-              $ref: '#/components/headers/RequestId'
-          content:
-            text/plain:
-              schema:
-                type: string
-        '500':
-          $ref: '#/components/responses/InternalError'
-  /openapi.yaml:
-    get:
-      operationId: openAPI
-      tags: [operational]
-      summary: This document.
-      security: []
-      responses:
-        '200':
-          description: The OpenAPI document.
-          headers:
-            X-Request-Id:
-              $ref: '#/components/headers/RequestId'
-          content:
-            application/yaml:
-              schema:
-                type: string
-        '500':
-          $ref: '#/components/responses/InternalError'
 """
+    + "\n" + OperationalRoutes.openAPIPaths(readinessSummary: "Readiness probe (the database and the auth service).")
