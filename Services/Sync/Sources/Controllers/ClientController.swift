@@ -45,19 +45,7 @@ struct ClientController: Sendable {
 
     @Sendable func listConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
-        let paging = try Paging(request, collection: .conversations)
-        let sort = request.uri.queryParameters["sort_by"].map(String.init) ?? "created_at"
-        guard let order = SyncStore.ConversationOrder(rawValue: sort) else {
-            throw APIError.invalid("sort_by", "sort_by is created_at or last_message.")
-        }
-        let urls = service.urls(request)
-        return try await service.store.read(logger: context.logger) { connection in
-            let (records, total) = try await service.store.conversations(
-                app: app, user: user, order: order, fromID: paging.fromID, pageSize: paging.pageSize, connection,
-                context.logger)
-            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
-            return try Response.list(try await presenter.conversations(records), total: total)
-        }
+        return try await service.conversationList(app: app, user: user, request: request, context: context)
     }
 
     @Sendable func getConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -85,36 +73,16 @@ struct ClientController: Sendable {
         return Response(status: .noContent)
     }
 
-    struct MarkAllReadBody: Decodable {
-        var position: Int64?
-    }
-
     @Sendable func markAllRead(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        let body = try await request.decodeOptionalJSON(MarkAllReadBody.self)
-        if let position = body?.position, position < 0 {
-            throw APIError.invalid("position", "position is a message position, 0 or more.")
-        }
-        try await service.store.markAllRead(
-            app: app, user: user, conversation: id, position: body?.position, logger: context.logger)
-        return Response(status: .noContent)
+        return try await service.markAllRead(app: app, user: user, conversation: id, request: request, context: context)
     }
 
     @Sendable func listMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        let paging = try Paging(request, collection: .messages)
-        let urls = service.urls(request)
-        return try await service.store.read(logger: context.logger) { connection in
-            _ = try await service.store.access(
-                app: app, conversation: id, caller: .user(user), forWriting: false, connection, context.logger)
-            let (records, total) = try await service.store.messages(
-                app: app, conversation: id, viewer: user, fromID: paging.fromID, pageSize: paging.pageSize, connection,
-                context.logger)
-            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
-            return try Response.list(try await presenter.messages(records), total: total)
-        }
+        return try await service.messageList(app: app, conversation: id, viewer: user, request: request, context: context)
     }
 
     @Sendable func sendMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -139,21 +107,10 @@ struct ClientController: Sendable {
         return Response(status: .noContent)
     }
 
-    struct ReceiptBody: Decodable {
-        var type: String
-    }
-
     @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        let body = try await request.decodeJSON(ReceiptBody.self, allowedKeys: ["type"])
-        guard let status = ReceiptStatus(name: body.type), status > .sent else {
-            throw APIError.invalid("type", "A receipt's type is 'delivery' or 'read'.")
-        }
-        try await service.store.write(logger: context.logger) { connection in
-            try await service.store.addReceipt(app: app, user: user, message: id, status: status, connection, context.logger)
-        }
-        return Response(status: .noContent)
+        return try await service.addReceipt(app: app, user: user, message: id, request: request, context: context)
     }
 
     @Sendable func getIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {

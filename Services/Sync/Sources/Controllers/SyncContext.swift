@@ -114,6 +114,77 @@ struct SyncContext: Sendable {
     }
 }
 
+/// The routes that the Client API and the Server API's user view share: the same work for one
+/// user, whether that user is the session's or named in the path.
+extension SyncContext {
+    /// A page of `user`'s conversations (`page_size`, `from_id`, `sort_by`) with `Layer-Count`.
+    func conversationList(app: UUID, user: String, request: Request, context: LayerRequestContext) async throws -> Response {
+        let paging = try Paging(request, collection: .conversations)
+        let sort = request.uri.queryParameters["sort_by"].map(String.init) ?? SyncStore.ConversationOrder.createdAt.rawValue
+        guard let order = SyncStore.ConversationOrder(rawValue: sort) else {
+            throw APIError.invalid("sort_by", "sort_by is created_at or last_message.")
+        }
+        let urls = urls(request)
+        return try await store.read(logger: context.logger) { connection in
+            let (records, total) = try await store.conversations(
+                app: app, user: user, order: order, fromID: paging.fromID, pageSize: paging.pageSize, connection,
+                context.logger)
+            var presenter = presenter(app: app, viewer: user, urls: urls, connection, context.logger)
+            return try Response.list(try await presenter.conversations(records), total: total)
+        }
+    }
+
+    /// A page of a conversation's messages as `viewer` sees them (nil: all of them), newest first.
+    func messageList(
+        app: UUID, conversation: UUID, viewer: String?, request: Request, context: LayerRequestContext
+    ) async throws -> Response {
+        let paging = try Paging(request, collection: .messages)
+        let urls = urls(request)
+        return try await store.read(logger: context.logger) { connection in
+            _ = try await store.access(
+                app: app, conversation: conversation, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection,
+                context.logger)
+            let (records, total) = try await store.messages(
+                app: app, conversation: conversation, viewer: viewer, fromID: paging.fromID, pageSize: paging.pageSize,
+                connection, context.logger)
+            var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, context.logger)
+            return try Response.list(try await presenter.messages(records), total: total)
+        }
+    }
+
+    struct MarkAllReadBody: Decodable {
+        var position: Int64?
+    }
+
+    /// `mark_all_read {"position"}`: 204.
+    func markAllRead(
+        app: UUID, user: String, conversation: UUID, request: Request, context: LayerRequestContext
+    ) async throws -> Response {
+        let body = try await request.decodeOptionalJSON(MarkAllReadBody.self)
+        if let position = body?.position, position < 0 {
+            throw APIError.invalid("position", "position is a message position, 0 or more.")
+        }
+        try await store.markAllRead(app: app, user: user, conversation: conversation, position: body?.position, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    struct ReceiptBody: Decodable {
+        var type: String
+    }
+
+    /// A receipt `{"type":"delivery"|"read"}`: 204.
+    func addReceipt(app: UUID, user: String, message: UUID, request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(ReceiptBody.self, allowedKeys: ["type"])
+        guard let status = ReceiptStatus(name: body.type), status > .sent else {
+            throw APIError.invalid("type", "A receipt's type is 'delivery' or 'read'.")
+        }
+        try await store.write(logger: context.logger) { connection in
+            try await store.addReceipt(app: app, user: user, message: message, status: status, connection, context.logger)
+        }
+        return Response(status: .noContent)
+    }
+}
+
 /// An encodable object as a `JSONValue`, to put it in an error's `data`.
 func jsonValue(_ value: some Encodable) throws -> JSONValue {
     try LayerJSONDecoder.make().decode(JSONValue.self, from: LayerJSONEncoder.make().encode(value))

@@ -195,7 +195,7 @@ struct AnnouncementController: Sendable {
     @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
-        let body = try await request.decodeJSON(ClientController.ReceiptBody.self, allowedKeys: ["type"])
+        let body = try await request.decodeJSON(SyncContext.ReceiptBody.self, allowedKeys: ["type"])
         guard let status = ReceiptStatus(name: body.type), status > .sent else {
             throw APIError.invalid("type", "A receipt's type is 'delivery' or 'read'.")
         }

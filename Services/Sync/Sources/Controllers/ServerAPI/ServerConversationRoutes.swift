@@ -96,26 +96,7 @@ extension ServerAPIController {
     @Sendable func listMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try await messageList(app: app, conversation: id, viewer: nil, request: request, context: context)
-    }
-
-    /// A page of a conversation's messages as `viewer` sees them (nil: all of them), newest first.
-    func messageList(
-        app: UUID, conversation: UUID, viewer: String?, request: Request, context: LayerRequestContext
-    ) async throws -> Response {
-        let paging = try Paging(request, collection: .messages)
-        let urls = service.urls(request)
-        let store = service.store
-        return try await store.read(logger: context.logger) { connection in
-            _ = try await store.access(
-                app: app, conversation: conversation, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection,
-                context.logger)
-            let (records, total) = try await store.messages(
-                app: app, conversation: conversation, viewer: viewer, fromID: paging.fromID, pageSize: paging.pageSize,
-                connection, context.logger)
-            var presenter = service.presenter(app: app, viewer: viewer, urls: urls, connection, context.logger)
-            return try Response.list(try await presenter.messages(records), total: total)
-        }
+        return try await service.messageList(app: app, conversation: id, viewer: nil, request: request, context: context)
     }
 
     /// Sends as a user (`sender_id`, or `sender.user_id`), who must be a current participant, or

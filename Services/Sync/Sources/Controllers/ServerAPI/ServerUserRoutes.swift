@@ -12,20 +12,7 @@ extension ServerAPIController {
 
     @Sendable func listUserConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
-        let paging = try Paging(request, collection: .conversations)
-        let sort = request.uri.queryParameters["sort_by"].map(String.init) ?? SyncStore.ConversationOrder.createdAt.rawValue
-        guard let order = SyncStore.ConversationOrder(rawValue: sort) else {
-            throw APIError.invalid("sort_by", "sort_by is created_at or last_message.")
-        }
-        let urls = service.urls(request)
-        let store = service.store
-        return try await store.read(logger: context.logger) { connection in
-            let (records, total) = try await store.conversations(
-                app: app, user: user, order: order, fromID: paging.fromID, pageSize: paging.pageSize, connection,
-                context.logger)
-            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
-            return try Response.list(try await presenter.conversations(records), total: total)
-        }
+        return try await service.conversationList(app: app, user: user, request: request, context: context)
     }
 
     @Sendable func getUserConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -38,19 +25,13 @@ extension ServerAPIController {
     @Sendable func markAllRead(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        let body = try await request.decodeOptionalJSON(ClientController.MarkAllReadBody.self)
-        if let position = body?.position, position < 0 {
-            throw APIError.invalid("position", "position is a message position, 0 or more.")
-        }
-        try await service.store.markAllRead(
-            app: app, user: user, conversation: id, position: body?.position, logger: context.logger)
-        return Response(status: .noContent)
+        return try await service.markAllRead(app: app, user: user, conversation: id, request: request, context: context)
     }
 
     @Sendable func listUserMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try await messageList(app: app, conversation: id, viewer: user, request: request, context: context)
+        return try await service.messageList(app: app, conversation: id, viewer: user, request: request, context: context)
     }
 
     // MARK: Acting as the user
@@ -58,15 +39,7 @@ extension ServerAPIController {
     @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        let body = try await request.decodeJSON(ClientController.ReceiptBody.self, allowedKeys: ["type"])
-        guard let status = ReceiptStatus(name: body.type), status > .sent else {
-            throw APIError.invalid("type", "A receipt's type is 'delivery' or 'read'.")
-        }
-        let store = service.store
-        try await store.write(logger: context.logger) { connection in
-            try await store.addReceipt(app: app, user: user, message: id, status: status, connection, context.logger)
-        }
-        return Response(status: .noContent)
+        return try await service.addReceipt(app: app, user: user, message: id, request: request, context: context)
     }
 
     /// `mode=my_devices` hides the message from the user; `mode=all_participants` deletes it for
