@@ -50,6 +50,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -75,6 +76,8 @@ let package = Package(
             dependencies: [
                 "LayerModels", hummingbird, postgres, logging, httpTypes,
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -103,6 +106,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ]
         )
         + [
@@ -121,6 +125,7 @@ let package = Package(
                 dependencies: [
                     "LayerServer", "LayerAuth", "LayerSync",
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                    .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                     .product(name: "_CryptoExtras", package: "swift-crypto"),
                 ],
                 path: "Benchmarks/AuthLoad",
@@ -132,6 +137,7 @@ let package = Package(
                     "LayerServer", "LayerModels", "LayerAuth", "LayerSync",
                     .product(name: "HummingbirdTesting", package: "hummingbird"),
                     .product(name: "HummingbirdTLS", package: "hummingbird"),
+                    .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "_CryptoExtras", package: "swift-crypto"),
                 ],

@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
+import HummingbirdWebSocket
 import LayerModels
 import Logging
 import NIOCore
@@ -22,6 +24,11 @@ public protocol LayerService: Sendable {
     /// Long-lived work that runs beside the HTTP server.
     var backgroundServices: [any Service] { get }
     func addRoutes(to router: Router<LayerRequestContext>)
+    /// Routes that may upgrade to a WebSocket. They are tried only for upgrade requests; a request
+    /// they decline (by throwing) falls through to the ordinary routes, which answer the error.
+    func addWebSocketRoutes(to router: Router<LayerRequestContext>)
+    /// Frame limit and heartbeat of the WebSockets this service accepts.
+    var webSocketConfiguration: WebSocketServerConfiguration? { get }
     /// Runs after the migrations and before the server accepts requests.
     func prepare(logger: Logger) async throws
 }
@@ -31,6 +38,8 @@ extension LayerService {
     public var readiness: [String: OperationalRoutes.Check] { [:] }
     public var backgroundServices: [any Service] { [] }
     public func prepare(logger: Logger) async throws {}
+    public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {}
+    public var webSocketConfiguration: WebSocketServerConfiguration? { nil }
 }
 
 /// Serves `services` on one HTTP (or HTTPS) listener over one PostgreSQL pool.
@@ -59,9 +68,16 @@ public func buildApplication(
     }
     routeTable.load(router)
 
+    let webSocketRouter = Router(context: LayerRequestContext.self)
+    for service in services {
+        service.addWebSocketRoutes(to: webSocketRouter)
+    }
+    let http: HTTPServerBuilder = .http1WebSocketUpgrade(
+        webSocketRouter: webSocketRouter,
+        configuration: .init(ws: services.lazy.compactMap(\.webSocketConfiguration).first ?? .init()))
     var app = Application(
         responder: MethodOverrideResponder(router.buildResponder()),
-        server: try tls.map { try .tls(.http1(), configuration: $0) } ?? .http1(),
+        server: try tls.map { try .tls(http, configuration: $0) } ?? http,
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),
             serverName: services.map(\.name).joined(separator: "+")),

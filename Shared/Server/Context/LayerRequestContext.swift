@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdWebSocket
 import LayerModels
 import Logging
 import NIOCore
@@ -8,9 +9,11 @@ import NIOSSL
 
 /// The request context of every service: the connection it came from and, once the session
 /// middleware has run, who is calling.
-public struct LayerRequestContext: RequestContext, Sendable {
+public struct LayerRequestContext: RequestContext, WebSocketRequestContext, Sendable {
     public var coreContext: CoreRequestContextStorage
     public let channel: any Channel
+    /// Set by a WebSocket route that accepts the upgrade.
+    public let webSocket = WebSocketHandlerReference<Self>()
     /// Set by ``SessionAuthenticator`` on routes that need a session.
     public var session: AuthenticatedSession?
 

@@ -189,4 +189,4 @@ let m0001CreateSyncSchema = Migration(
         """,
     ])
 
-let syncMigrations = MigrationRunner(schema: "sync", migrations: [m0001CreateSyncSchema])
+let syncMigrations = MigrationRunner(schema: "sync", migrations: [m0001CreateSyncSchema, m0002Push])

@@ -60,48 +60,11 @@ extension SyncStore {
         after anchor: Int64, limit: Int, presenter: inout Presenter, _ logger: Logger
     ) async throws -> (operations: [OperationObject], more: Bool) {
         guard let user = presenter.viewer else { return ([], false) }
-        let rows = try await presenter.database.query(
-            """
-            SELECT seq, type, conversation_id, message_id, data::text FROM sync.changelog
-            WHERE app_id = \(presenter.app) AND user_id = \(user) AND seq > \(anchor)
-            ORDER BY seq LIMIT \(Int64(limit + 1))
-            """, logger: logger)
-        var entries: [(seq: Int64, type: ChangeType, conversation: UUID?, message: UUID?, data: [String: JSONValue])] = []
-        for try await (seq, type, conversation, message, data) in rows.decode((Int64, String, UUID?, UUID?, String?).self) {
-            guard let type = ChangeType(rawValue: type) else { continue }
-            var fields: [String: JSONValue] = [:]
-            if let data, case .object(let object)? = JSONValue(jsonText: data) { fields = object }
-            entries.append((seq, type, conversation, message, fields))
-        }
+        var entries = try await changelog(
+            app: presenter.app, after: [(user, anchor)], limit: limit + 1, presenter.database, logger)
         let more = entries.count > limit
         entries = Array(entries.prefix(limit))
-
-        let messageIDs = Set(entries.filter { $0.type == .newMessage }.compactMap(\.message))
-        let messageRecords = try await presenter.database.messages(ids: Array(messageIDs), logger: logger)
-        var messages: [UUID: MessageObject] = [:]
-        for (record, object) in zip(messageRecords, try await presenter.messages(messageRecords)) {
-            messages[record.id] = object
-        }
-        let conversationIDs = Set(
-            entries.filter { [.newConversation, .updateConversation].contains($0.type) }.compactMap(\.conversation))
-        let conversationRecords = try await presenter.database.conversationsIncludingDeleted(
-            app: presenter.app, ids: Array(conversationIDs), logger: logger)
-        var conversations: [UUID: ConversationObject] = [:]
-        for (record, object) in zip(conversationRecords, try await presenter.conversations(conversationRecords)) {
-            conversations[record.id] = object
-        }
-        let operations = entries.map { entry in
-            var data = entry.data
-            if let user = data["user_id"]?.stringValue { data["identity_id"] = .string(LayerID.identity(userID: user)) }
-            return OperationObject(
-                seq: entry.seq, type: entry.type, conversationID: entry.conversation, messageID: entry.message,
-                message: entry.type == .newMessage ? entry.message.flatMap { messages[$0] } : nil,
-                conversation: entry.conversation.flatMap { conversations[$0] }.flatMap {
-                    [.newConversation, .updateConversation].contains(entry.type) ? $0 : nil
-                },
-                data: data)
-        }
-        return (operations, more)
+        return (try await operations(entries, presenter: presenter, logger), more)
     }
 
     enum SyncPolicy: String, Sendable {

@@ -30,6 +30,15 @@ struct Presenter {
         self.logger = logger
     }
 
+    /// The same presenter for another viewer, keeping what it has loaded.
+    func viewing(as viewer: String?) -> Presenter {
+        var copy = Presenter(app: app, viewer: viewer, urls: urls, links: links, connection: connection, logger: logger)
+        copy.participants = participants
+        copy.identities = identities
+        copy.encodedUsers = encodedUsers
+        return copy
+    }
+
     /// The connection of a presenter that loads; one made without a connection never loads.
     var database: PostgresConnection {
         guard let connection else { preconditionFailure("this presenter only renders what it was given") }

@@ -1,0 +1,185 @@
+import Foundation
+import LayerServer
+import Synchronization
+
+/// Whose changelog a device follows.
+struct UserKey: Hashable, Sendable {
+    let app: UUID
+    let user: String
+}
+
+/// One change of a user's changelog, rendered once for all of that user's devices.
+final class RenderedChange: Sendable {
+    let seq: Int64
+    /// When the change was logged, to the microsecond: the envelope `timestamp` of its packets.
+    let timestamp: String
+    /// The changelog type, the SSE `event` name.
+    let type: String
+    /// The operation as `POST /sync` returns it: the SSE `data`.
+    let operation: String
+    /// The WebSocket packets (`change` or `operation`) this change becomes, each `(type, body)`.
+    let packets: [(type: String, body: String)]
+
+    init(seq: Int64, timestamp: String, type: String, operation: String, packets: [(type: String, body: String)]) {
+        self.seq = seq
+        self.timestamp = timestamp
+        self.type = type
+        self.operation = operation
+        self.packets = packets
+    }
+}
+
+/// Something pushed outside the changelog: a typing indicator, a presence change, a signal from
+/// another service. Lost if nobody is connected, by design.
+struct EphemeralPacket: Sendable {
+    /// The WebSocket packet type (`signal` or `change`) and body.
+    let type: String
+    let body: String
+    /// The SSE event name.
+    let event: String
+}
+
+enum PushItem: Sendable {
+    case change(RenderedChange)
+    case ephemeral(EphemeralPacket)
+}
+
+/// Why the server ends a push connection.
+enum PushCloseReason: Sendable, Equatable {
+    case sessionEnded
+    case fellBehind
+    case shuttingDown
+
+    var code: UInt16 {
+        switch self {
+        case .sessionEnded: 4001
+        case .fellBehind: 4008
+        case .shuttingDown: 1001
+        }
+    }
+
+    var text: String {
+        switch self {
+        case .sessionEnded: "session ended"
+        case .fellBehind: "too far behind; resume from the changelog"
+        case .shuttingDown: "server shutting down"
+        }
+    }
+}
+
+/// A connected WebSocket or event stream. Its outbox is bounded: the fan-out stops offering it
+/// changes while the outbox is full (nothing is skipped, the changes stay in the changelog) and
+/// the sweeper disconnects it if it stays full for too long. Memory per device is therefore
+/// bounded whatever the client does.
+final class PushDevice: Sendable {
+    enum Kind: String, Sendable {
+        case webSocket = "websocket"
+        case events
+    }
+
+    let id: Int64
+    let key: UserKey
+    let kind: Kind
+    /// The session token, kept to check from time to time that the session is still alive.
+    let sessionToken: String
+    let expiresAt: Date?
+    private let capacity: Int
+    private let outbox: AsyncStream<PushItem>.Continuation
+    let items: AsyncStream<PushItem>
+    private let state: Mutex<State>
+
+    private struct State {
+        /// The last changelog seq put in the outbox.
+        var seq: Int64
+        var queued = 0
+        var fullSince: ContinuousClock.Instant?
+        var closeReason: PushCloseReason?
+        var onClose: (@Sendable (PushCloseReason) -> Void)?
+    }
+
+    init(id: Int64, key: UserKey, kind: Kind, sessionToken: String, expiresAt: Date?, after seq: Int64, capacity: Int) {
+        self.id = id
+        self.key = key
+        self.kind = kind
+        self.sessionToken = sessionToken
+        self.expiresAt = expiresAt
+        self.capacity = capacity
+        (items, outbox) = AsyncStream.makeStream(of: PushItem.self, bufferingPolicy: .unbounded)
+        state = Mutex(State(seq: seq))
+    }
+
+    /// The last changelog seq this device was given.
+    var seq: Int64 { state.withLock { $0.seq } }
+
+    /// Whether the fan-out should fetch changes for this device now.
+    var wantsChanges: Bool { state.withLock { $0.queued < capacity && $0.closeReason == nil } }
+
+    /// How long the outbox has been full, if it is.
+    func fullFor(now: ContinuousClock.Instant) -> Duration? {
+        state.withLock { state in state.fullSince.map { now - $0 } }
+    }
+
+    /// Queues the change if it is the device's next one; false when the outbox is full, in which
+    /// case the fan-out must not offer it later changes until it drains.
+    func offer(_ change: RenderedChange) -> Bool {
+        state.withLock { state in
+            guard state.closeReason == nil else { return false }
+            guard change.seq > state.seq else { return true }
+            guard state.queued < capacity else {
+                if state.fullSince == nil { state.fullSince = .now }
+                return false
+            }
+            state.seq = change.seq
+            state.queued += 1
+            outbox.yield(.change(change))
+            return true
+        }
+    }
+
+    /// Queues an ephemeral packet; dropped when the outbox is full. Returns whether it was queued.
+    @discardableResult
+    func offer(_ packet: EphemeralPacket) -> Bool {
+        state.withLock { state in
+            guard state.closeReason == nil, state.queued < capacity else { return false }
+            state.queued += 1
+            outbox.yield(.ephemeral(packet))
+            return true
+        }
+    }
+
+    /// Called by the writer after sending an item. True when the device has room again after
+    /// being full, so the fan-out should look for what it missed meanwhile.
+    func sent() -> Bool {
+        state.withLock { state in
+            state.queued -= 1
+            guard state.fullSince != nil, state.queued <= capacity / 2 else { return false }
+            state.fullSince = nil
+            return true
+        }
+    }
+
+    /// Registers what ends the transport; called at once if the device is already closed.
+    func onClose(_ action: @escaping @Sendable (PushCloseReason) -> Void) {
+        let closed = state.withLock { state -> PushCloseReason? in
+            if let reason = state.closeReason { return reason }
+            state.onClose = action
+            return nil
+        }
+        if let closed { action(closed) }
+    }
+
+    /// Ends the device: its outbox finishes (the writer stops after what is queued is dropped)
+    /// and the transport is told why.
+    func close(_ reason: PushCloseReason) {
+        let action = state.withLock { state -> (@Sendable (PushCloseReason) -> Void)? in
+            guard state.closeReason == nil else { return nil }
+            state.closeReason = reason
+            defer { state.onClose = nil }
+            return state.onClose
+        }
+        outbox.finish()
+        action?(reason)
+    }
+
+    var closeReason: PushCloseReason? { state.withLock { $0.closeReason } }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// One row of a user's changelog.
+struct ChangeEntry: Sendable {
+    let user: String
+    let seq: Int64
+    let type: ChangeType
+    let conversation: UUID?
+    let message: UUID?
+    let data: [String: JSONValue]
+    /// When it was logged, ISO 8601 to the microsecond; strictly increasing per user.
+    let timestamp: String
+}
+
+/// Reading changelogs and rendering their rows, for `POST /sync` (one user) and for push (every
+/// user with devices waiting, in one batch).
+extension SyncStore {
+    /// Each user's changes after their seq, at most `limit` per user, in seq order per user.
+    func changelog(
+        app: UUID, after positions: [(user: String, seq: Int64)], limit: Int, _ connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws -> [ChangeEntry] {
+        guard !positions.isEmpty else { return [] }
+        let rows = try await connection.query(
+            """
+            SELECT w.usr, c.seq, c.type, c.conversation_id, c.message_id, c.data::text,
+                to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+            FROM unnest(\(positions.map(\.user)), \(positions.map(\.seq))) AS w(usr, after)
+            CROSS JOIN LATERAL (
+                SELECT * FROM sync.changelog c
+                WHERE c.app_id = \(app) AND c.user_id = w.usr AND c.seq > w.after
+                ORDER BY c.seq LIMIT \(Int64(limit))) AS c
+            ORDER BY w.usr, c.seq
+            """, logger: logger)
+        var entries: [ChangeEntry] = []
+        for try await (user, seq, type, conversation, message, data, timestamp) in rows.decode(
+            (String, Int64, String, UUID?, UUID?, String?, String).self)
+        {
+            guard let type = ChangeType(rawValue: type) else { continue }
+            var fields: [String: JSONValue] = [:]
+            if let data, case .object(let object)? = JSONValue(jsonText: data) { fields = object }
+            entries.append(ChangeEntry(
+                user: user, seq: seq, type: type, conversation: conversation, message: message, data: fields,
+                timestamp: timestamp))
+        }
+        return entries
+    }
+
+    /// The operations of `entries`, each as its own user sees it. Messages are rendered once and
+    /// given each viewer's `is_unread`; conversations are rendered per viewer.
+    func operations(_ entries: [ChangeEntry], presenter: Presenter, _ logger: Logger) async throws -> [OperationObject] {
+        var system = presenter.viewing(as: nil)
+        let messageIDs = Set(entries.filter { $0.type == .newMessage }.compactMap(\.message))
+        let messageRecords = try await system.database.messages(ids: Array(messageIDs), logger: logger)
+        var messages: [UUID: (record: MessageRecord, object: MessageObject)] = [:]
+        for (record, object) in zip(messageRecords, try await system.messages(messageRecords)) {
+            messages[record.id] = (record, object)
+        }
+        var conversations: [String: [UUID: ConversationObject]] = [:]
+        let needsConversation = entries.filter { [.newConversation, .updateConversation].contains($0.type) }
+        let conversationIDs = Set(needsConversation.compactMap(\.conversation))
+        if !conversationIDs.isEmpty {
+            let records = try await system.database.conversationsIncludingDeleted(
+                app: system.app, ids: Array(conversationIDs), logger: logger)
+            for (user, userEntries) in Dictionary(grouping: needsConversation, by: \.user) {
+                let wanted = Set(userEntries.compactMap(\.conversation))
+                let mine = records.filter { wanted.contains($0.id) }
+                var viewer = system.viewing(as: user)
+                for (record, object) in zip(mine, try await viewer.conversations(mine)) {
+                    conversations[user, default: [:]][record.id] = object
+                }
+            }
+        }
+        return entries.map { entry in
+            var data = entry.data
+            if let user = data["user_id"]?.stringValue { data["identity_id"] = .string(LayerID.identity(userID: user)) }
+            var message: MessageObject?
+            if entry.type == .newMessage, let id = entry.message, let (record, object) = messages[id] {
+                message = object
+                let status = object.recipientStatus[system.identityID(entry.user)] ?? ReceiptStatus.read.name
+                message?.isUnread = record.senderID != entry.user && status != ReceiptStatus.read.name
+            }
+            return OperationObject(
+                seq: entry.seq, type: entry.type, conversationID: entry.conversation, messageID: entry.message,
+                message: message, conversation: entry.conversation.flatMap { conversations[entry.user]?[$0] },
+                data: data)
+        }
+    }
+
+    /// Each (conversation, user)'s unread message count.
+    func unreadCounts(
+        app: UUID, _ pairs: Set<ConversationUser>, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [ConversationUser: Int] {
+        guard !pairs.isEmpty else { return [:] }
+        let list = Array(pairs)
+        let rows = try await connection.query(
+            """
+            SELECT p.conversation_id, p.user_id,
+                (SELECT count(*) FROM sync.messages m
+                 WHERE m.conversation_id = p.conversation_id AND m.position > p.read_position
+                   AND m.sender_id IS DISTINCT FROM p.user_id AND \(unescaped: messageVisibleToParticipant)
+                   AND NOT EXISTS (SELECT 1 FROM sync.receipts r
+                       WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2))
+            FROM unnest(\(list.map(\.conversation)), \(list.map(\.user))) AS w(conversation, usr)
+            JOIN sync.participants p ON p.conversation_id = w.conversation AND p.user_id = w.usr AND p.app_id = \(app)
+            """, logger: logger)
+        var result: [ConversationUser: Int] = [:]
+        for try await (conversation, user, count) in rows.decode((UUID, String, Int64).self) {
+            result[ConversationUser(conversation: conversation, user: user)] = Int(count)
+        }
+        return result
+    }
+}
+
+struct ConversationUser: Hashable, Sendable {
+    let conversation: UUID
+    let user: String
+}
