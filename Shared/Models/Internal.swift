@@ -120,6 +120,36 @@ public enum InternalAPI {
         public init(nonce: String) { self.nonce = nonce }
     }
 
+    /// `POST /internal/v1/signals` (sync service): push an ephemeral signal to every connected
+    /// device of these users, on whichever replica they are connected.
+    public static let signalsPath = "/internal/v1/signals"
+
+    public struct SignalRequest: Codable, Sendable {
+        public var appID: UUID
+        public var userIDs: [String]
+        /// Any JSON object; devices receive it as the body of a `signal` packet.
+        public var signal: JSONValue
+
+        public init(appID: UUID, userIDs: [String], signal: JSONValue) {
+            self.appID = appID
+            self.userIDs = userIDs
+            self.signal = signal
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case signal
+            case appID = "app_id"
+            case userIDs = "user_ids"
+        }
+    }
+
+    public struct SignalResponse: Codable, Sendable, Equatable {
+        /// The devices connected to any replica when the signal was sent.
+        public var devices: Int
+
+        public init(devices: Int) { self.devices = devices }
+    }
+
     /// `POST /internal/v1/app-tokens/verify`: is this a live Server API token of this app?
     public static let appTokensPath = "/internal/v1/app-tokens/verify"
 

@@ -17,6 +17,8 @@ public struct LiveServer: Sendable {
     public let port: Int
     public let postgres: PostgresClient
     public let http: HTTPClient
+    /// What it runs with, the database included: another server given these shares the database.
+    public let settings: ServerSettings
 
     /// Builds the services with `makeServices`, serves them until `body` returns, then shuts down.
     public static func run<T: Sendable>(
@@ -27,7 +29,8 @@ public struct LiveServer: Sendable {
         makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService],
         _ body: @Sendable (LiveServer) async throws -> T
     ) async throws -> T {
-        let database = try await TestDatabase.settings()
+        let database: DatabaseSettings
+        if let shared = settings?.database { database = shared } else { database = try await TestDatabase.settings() }
         var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
         serverSettings.host = "127.0.0.1"
         serverSettings.port = 0
@@ -46,7 +49,8 @@ public struct LiveServer: Sendable {
             let scheme = serverSettings.tlsCertificatePath == nil ? "http" : "https"
             selfURL?.set("\(scheme)://127.0.0.1:\(port)")
             let server = LiveServer(
-                baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared)
+                baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared,
+                settings: serverSettings)
             do {
                 let result = try await body(server)
                 await group.triggerGracefulShutdown()

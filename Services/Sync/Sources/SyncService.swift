@@ -1,23 +1,28 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import LayerModels
 import LayerServer
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 /// The sync service's own settings.
 public struct SyncSettings: Sendable {
     /// The largest rich-content upload, in bytes.
     public var maxContentBytes: Int
+    public var push: PushSettings
 
-    public init(maxContentBytes: Int = 50 * 1024 * 1024) {
+    public init(maxContentBytes: Int = 50 * 1024 * 1024, push: PushSettings = PushSettings()) {
         self.maxContentBytes = maxContentBytes
+        self.push = push
     }
 
     public static func read(_ reader: inout SettingsReader) -> SyncSettings {
         SyncSettings(
-            maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)))
+            maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)),
+            push: PushSettings.read(&reader))
     }
 }
 
@@ -35,6 +40,8 @@ public struct SyncService: LayerService {
     let sessionAuthenticator: SessionAuthenticator
     let appTokens: any AppTokenVerifier
     let auth: InternalClient
+    let push: Push
+    let internalToken: String
 
     /// `authURL` is read at every call, so it may name a listener that is not yet bound.
     public init(
@@ -47,8 +54,12 @@ public struct SyncService: LayerService {
             store: store, links: ContentLinks(secret: server.internalToken), identities: IdentityRecorder(store: store),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
         auth = InternalClient(baseURL: authURL, token: server.internalToken, http: http)
+        let introspector = CachingIntrospector(HTTPSessionIntrospector(client: auth), ttl: server.introspectionCacheTTL)
+        push = Push(
+            settings: settings.push, store: store, postgres: postgres, links: context.links, introspector: introspector)
+        internalToken = server.internalToken
         sessionAuthenticator = SessionAuthenticator(
-            introspector: CachingIntrospector(HTTPSessionIntrospector(client: auth), ttl: server.introspectionCacheTTL),
+            introspector: introspector,
             certificates: ClientCertificateReader(
                 tlsEnabled: server.tlsCertificatePath != nil, trustedProxies: server.trustedProxies),
             realm: server.realm, allowsQueryToken: true)
@@ -66,6 +77,27 @@ public struct SyncService: LayerService {
         content.addRoutes(to: client)
         content.addSignedRoutes(to: router)
         ServerAPIController(service: context, appTokens: appTokens).addRoutes(to: router)
+        let streams = router.group().add(middleware: sessionAuthenticator)
+        WebSocketController(push: push, service: context).addRoutes(to: streams)
+        EventsController(push: push, service: context).addRoutes(to: streams)
+        SignalsController(push: push, internalToken: internalToken).addRoutes(to: router)
+    }
+
+    public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {
+        WebSocketController(push: push, service: context)
+            .addWebSocketRoutes(to: router.group().add(middleware: sessionAuthenticator))
+    }
+
+    public var webSocketConfiguration: WebSocketServerConfiguration? {
+        WebSocketServerConfiguration(
+            maxFrameSize: settings.push.maxFrame, autoPing: .enabled(timePeriod: settings.push.heartbeat))
+    }
+
+    public var backgroundServices: [any Service] { push.services(logger: Logger(label: "layer-sync.push")) }
+
+    /// This replica must be on record before its first device is.
+    public func prepare(logger: Logger) async throws {
+        try await push.store.registerReplica(push.hub.replicaID, logger: logger)
     }
 
     public var readiness: [String: OperationalRoutes.Check] {

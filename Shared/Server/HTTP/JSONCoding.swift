@@ -112,6 +112,14 @@ extension Request {
         guard buffer.readableBytes > 0 else {
             throw APIError(.invalidRequest, "The request needs a JSON body.")
         }
+        return try Self.decodeJSON(type, from: buffer, allowedKeys: allowedKeys)
+    }
+
+    /// Decodes a JSON body already in hand; an unknown top-level key (when `allowedKeys` is
+    /// given) or a bad value is a 4xx naming the property.
+    public static func decodeJSON<T: Decodable>(
+        _ type: T.Type, from buffer: ByteBuffer, allowedKeys: Set<String>? = nil
+    ) throws -> T {
         do {
             let decoder = LayerJSONDecoder.make()
             if let allowedKeys, let keys = try? decoder.decode(TopLevelKeys.self, from: buffer).keys,
@@ -181,7 +189,7 @@ extension APIError {
 
 extension ByteBuffer {
     /// The JSON encoding of `value` in the suite's wire format.
-    static func json(_ value: some Encodable) throws -> ByteBuffer {
+    public static func json(_ value: some Encodable) throws -> ByteBuffer {
         ByteBuffer(data: try LayerJSONEncoder.make().encode(value))
     }
 }

@@ -42,6 +42,11 @@ public struct ErrorMiddleware: RouterMiddleware {
     }
 
     func render(_ error: any Error, request: Request, context: Context) throws -> Response {
+        try apiError(for: error, request: request, context: context).response(from: request, context: context)
+    }
+
+    /// The API error a failure is answered with; unexpected failures are logged here.
+    public func apiError(for error: any Error, request: Request, context: Context) -> APIError {
         var apiError: APIError
         switch error {
         case let error as APIError:
@@ -72,7 +77,7 @@ public struct ErrorMiddleware: RouterMiddleware {
         if apiError.status.code >= 500, !(error is APIError) || apiError.body.id == ErrorID.internalServerError.rawValue {
             context.logger.error("Request failed", metadata: ["status": "\(apiError.status.code)"])
         }
-        return try apiError.response(from: request, context: context)
+        return apiError
     }
 }
 

@@ -23,24 +23,11 @@ struct ClientController: Sendable {
         router.get("identities/:user", use: getIdentity)
     }
 
-    struct CreateConversationBody: Decodable {
-        var id: String?
-        var participants: [JSONValue]?
-        var distinct: Bool?
-        var metadata: JSONValue?
-        static let keys: Set<String> = ["id", "participants", "distinct", "metadata"]
-    }
-
     @Sendable func createConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (session, app) = try await service.caller(context)
-        let body = try await request.decodeJSON(CreateConversationBody.self, allowedKeys: CreateConversationBody.keys)
-        let new = try SyncStore.NewConversation(
-            id: clientChosenID(body.id, as: .conversations),
-            participants: (body.participants ?? []).enumerated().map { try userID(named: $1, property: "participants.\($0)") },
-            distinct: body.distinct ?? true, metadata: body.metadata)
-        let outcome = try await service.store.createConversation(app: app, caller: .user(session), new, logger: context.logger)
-        return try await service.conversationResponse(
-            outcome, app: app, viewer: session, request: request, context: context)
+        let (user, app) = try await service.caller(context)
+        let body = try await request.decodeJSON(
+            SyncContext.CreateConversationBody.self, allowedKeys: SyncContext.CreateConversationBody.keys)
+        return try await service.createConversation(body, app: app, user: user, request: request, context: context)
     }
 
     @Sendable func listConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {

@@ -87,6 +87,26 @@ struct SyncContext: Sendable {
         }
     }
 
+    struct CreateConversationBody: Decodable {
+        var id: String?
+        var participants: [JSONValue]?
+        var distinct: Bool?
+        var metadata: JSONValue?
+        static let keys: Set<String> = ["id", "participants", "distinct", "metadata"]
+    }
+
+    /// Creates a conversation for a user (`POST /conversations`, WebSocket `Conversation.create`).
+    func createConversation(
+        _ body: CreateConversationBody, app: UUID, user: String, request: Request, context: LayerRequestContext
+    ) async throws -> Response {
+        let new = try SyncStore.NewConversation(
+            id: clientChosenID(body.id, as: .conversations),
+            participants: (body.participants ?? []).enumerated().map { try userID(named: $1, property: "participants.\($0)") },
+            distinct: body.distinct ?? true, metadata: body.metadata)
+        let outcome = try await store.createConversation(app: app, caller: .user(user), new, logger: context.logger)
+        return try await conversationResponse(outcome, app: app, viewer: user, request: request, context: context)
+    }
+
     /// Sends a message and answers 201 with it, or 409 `id_in_use` with the earlier message.
     func sendMessage(
         _ body: MessageInput, app: UUID, conversation: UUID, sender: SyncStore.Sender, viewer: String?, request: Request,

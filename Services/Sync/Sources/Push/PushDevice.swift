@@ -42,6 +42,12 @@ struct EphemeralPacket: Sendable {
 enum PushItem: Sendable {
     case change(RenderedChange)
     case ephemeral(EphemeralPacket)
+    /// A WebSocket response body.
+    case response(String)
+    /// The response to `Counter.read`, which only the writer can fill in.
+    case counter(requestID: String)
+    /// An SSE comment that keeps proxies from closing an idle stream.
+    case keepAlive
 }
 
 /// Why the server ends a push connection.
@@ -83,6 +89,8 @@ final class PushDevice: Sendable {
     /// The session token, kept to check from time to time that the session is still alive.
     let sessionToken: String
     let expiresAt: Date?
+    /// How URLs in what it is sent begin (from the request that opened it).
+    let urls: URLBuilder
     private let capacity: Int
     private let outbox: AsyncStream<PushItem>.Continuation
     let items: AsyncStream<PushItem>
@@ -97,8 +105,12 @@ final class PushDevice: Sendable {
         var onClose: (@Sendable (PushCloseReason) -> Void)?
     }
 
-    init(id: Int64, key: UserKey, kind: Kind, sessionToken: String, expiresAt: Date?, after seq: Int64, capacity: Int) {
+    init(
+        id: Int64, key: UserKey, kind: Kind, sessionToken: String, expiresAt: Date?, urls: URLBuilder, after seq: Int64,
+        capacity: Int
+    ) {
         self.id = id
+        self.urls = urls
         self.key = key
         self.kind = kind
         self.sessionToken = sessionToken
@@ -144,6 +156,26 @@ final class PushDevice: Sendable {
             state.queued += 1
             outbox.yield(.ephemeral(packet))
             return true
+        }
+    }
+
+    /// Queues an answer to the device's own request. Answers may use the outbox's room twice
+    /// over; false when even that is used up, by a client that sends but does not read.
+    func reply(_ item: PushItem) -> Bool {
+        state.withLock { state in
+            guard state.closeReason == nil, state.queued < capacity * 2 else { return false }
+            state.queued += 1
+            outbox.yield(item)
+            return true
+        }
+    }
+
+    /// Queues a keep-alive comment unless the outbox already has something to send.
+    func keepAlive() {
+        state.withLock { state in
+            guard state.closeReason == nil, state.queued == 0 else { return }
+            state.queued += 1
+            outbox.yield(.keepAlive)
         }
     }
 

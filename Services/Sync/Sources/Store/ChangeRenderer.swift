@@ -50,6 +50,18 @@ extension SyncStore {
         return entries
     }
 
+    /// The first seq of `user`'s changelog logged after `time` (an ISO 8601 text, compared to the
+    /// microsecond), if any.
+    func firstSeq(app: UUID, user: String, after time: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
+        let rows = try await connection.query(
+            """
+            SELECT min(seq) FROM sync.changelog
+            WHERE app_id = \(app) AND user_id = \(user) AND created_at > \(time)::timestamptz
+            """, logger: logger)
+        for try await seq in rows.decode(Int64?.self) { return seq }
+        return nil
+    }
+
     /// The operations of `entries`, each as its own user sees it. Messages are rendered once and
     /// given each viewer's `is_unread`; conversations are rendered per viewer.
     func operations(_ entries: [ChangeEntry], presenter: Presenter, _ logger: Logger) async throws -> [OperationObject] {

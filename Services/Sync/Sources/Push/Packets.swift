@@ -1,0 +1,124 @@
+import Foundation
+import LayerModels
+import LayerServer
+
+/// The JSON of WebSocket packets (reference 5): bodies are encoded once per user, envelopes once
+/// per device (each has its own counter).
+enum Packets {
+    static func json(_ value: some Encodable) -> String {
+        // Our own types always encode; a failure here would be a programming error.
+        String(decoding: try! LayerJSONEncoder.make().encode(value), as: UTF8.self)
+    }
+
+    static func envelope(type: String, counter: Int, timestamp: String, body: String) -> String {
+        "{\"type\":\"\(type)\",\"timestamp\":\"\(timestamp)\",\"counter\":\(counter),\"body\":\(body)}"
+    }
+
+    struct ObjectReference: Encodable, Sendable {
+        var type: String
+        var id: String
+        var url: String
+    }
+
+    /// One Layer-Patch operation; `set` with either a value or, for `last_message`, an id.
+    struct PatchOperation: Encodable, Sendable {
+        var operation = "set"
+        var property: String
+        var id: String?
+        var value: JSONValue?
+
+        static func set(_ property: String, _ value: JSONValue) -> Self { .init(property: property, value: value) }
+    }
+
+    struct Change<Data: Encodable>: Encodable {
+        var operation: String
+        var object: ObjectReference
+        var data: Data
+    }
+
+    static func change(_ operation: String, _ object: ObjectReference, _ data: some Encodable) -> (type: String, body: String) {
+        ("change", json(Change(operation: operation, object: object, data: data)))
+    }
+
+    /// A response to a request: the result or the error as `data`.
+    static func response(requestID: String?, method: String?, success: Bool, data: JSONValue?) -> String {
+        var body: [String: JSONValue] = ["success": .bool(success)]
+        if let requestID { body["request_id"] = .string(requestID) }
+        if let method { body["method"] = .string(method) }
+        if let data { body["data"] = data }
+        return json(JSONValue.object(body))
+    }
+
+    /// What one changelog operation becomes on a WebSocket, as `viewer` sees it. `unread` is the
+    /// conversation's unread count for the viewer after the change, when it may have moved.
+    static func packets(
+        for operation: OperationObject, viewer: String, unread: Int?, urls: URLBuilder
+    ) -> [(type: String, body: String)] {
+        let conversation = operation.conversationID.map {
+            ObjectReference(type: "Conversation", id: LayerID(.conversations, $0).uri, url: urls.conversation($0))
+        }
+        let message = operation.messageID.map {
+            ObjectReference(type: "Message", id: LayerID(.messages, $0).uri, url: urls.message($0))
+        }
+        var unreadPatch: [PatchOperation] {
+            unread.map { [.set("unread_message_count", .number(Double($0)))] } ?? []
+        }
+        switch operation.type {
+        case .newMessage:
+            guard let message, let object = operation.message else { return [] }
+            var packets = [change("create", message, object)]
+            if let conversation {
+                let last = PatchOperation(property: "last_message", id: message.id)
+                packets.append(change("update", conversation, [last] + unreadPatch))
+            }
+            return packets
+        case .updateStatus:
+            guard let user = operation.data["user_id"]?.stringValue, let status = operation.data["status"] else { return [] }
+            let identity = LayerID.identity(userID: user)
+            var packets: [(type: String, body: String)] = []
+            if let message {
+                var patch = [PatchOperation.set("recipient_status.\(identity)", status)]
+                if user == viewer, status.stringValue == ReceiptStatus.read.name { patch.append(.set("is_unread", .bool(false))) }
+                packets.append(change("update", message, patch))
+            } else if let conversation, let position = operation.data["position"] {
+                struct MarkAllRead: Encodable {
+                    var method = "Conversation.mark_all_read"
+                    var object: [String: String]
+                    var data: JSONValue
+                }
+                let data = JSONValue.object(["position": position, "identity": .object(["id": .string(identity)])])
+                packets.append(("operation", json(MarkAllRead(object: ["id": conversation.id], data: data))))
+            }
+            if let conversation, user == viewer, unread != nil { packets.append(change("update", conversation, unreadPatch)) }
+            return packets
+        case .updateTags:
+            guard let message, let tags = operation.data["tags"] else { return [] }
+            return [change("update", message, [PatchOperation.set("tags", tags)])]
+        case .newConversation:
+            guard let conversation, let object = operation.conversation else { return [] }
+            return [change("create", conversation, object)]
+        case .updateConversation:
+            guard let conversation, let object = operation.conversation else { return [] }
+            var patch: [PatchOperation] = [
+                .set("participants", (try? jsonValue(object.participants)) ?? .array([])),
+                .set("metadata", object.metadata),
+                .set("distinct", .bool(object.isDistinct)),
+            ]
+            if let fields = object.viewer {
+                patch.append(.set("private_metadata", fields.privateMetadata))
+                patch.append(.set("unread_message_count", .number(Double(fields.unreadMessageCount))))
+            }
+            return [change("update", conversation, patch)]
+        case .deleteConversation:
+            guard let conversation else { return [] }
+            let data = JSONValue.object([
+                "mode": operation.data["mode"] ?? .string("all_participants"),
+                "from_position": operation.data["from_position"] ?? .null,
+            ])
+            return [change("delete", conversation, data)]
+        case .deleteMessage:
+            guard let message else { return [] }
+            return [change("delete", message, JSONValue.object(["mode": operation.data["mode"] ?? .string("all_participants")]))]
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Everything push: the devices connected here, the services that feed them, and how a device
+/// comes and goes. WebSockets and event streams differ only in how they write what is queued.
+struct Push: Sendable {
+    let settings: PushSettings
+    let hub = PushHub()
+    let store: SyncStore
+    let postgres: PostgresClient
+    let links: ContentLinks
+    let introspector: any SessionIntrospector
+    let presence: Presence
+    let typing: TypingTracker
+
+    init(settings: PushSettings, store: SyncStore, postgres: PostgresClient, links: ContentLinks, introspector: any SessionIntrospector) {
+        self.settings = settings
+        self.store = store
+        self.postgres = postgres
+        self.links = links
+        self.introspector = introspector
+        presence = Presence(store: store, postgres: postgres)
+        typing = TypingTracker(timeout: settings.typingTimeout)
+    }
+
+    func services(logger: Logger) -> [any Service] {
+        [
+            PushListener(hub: hub, postgres: postgres, logger: logger),
+            PushFanout(hub: hub, store: store, links: links, batch: settings.batch, logger: logger),
+            PushMaintenance(push: self, logger: logger),
+        ]
+    }
+
+    /// Where a new device starts: after `anchor` (validated against the user's changelog), or
+    /// after the user's latest change.
+    func startSeq(app: UUID, user: String, anchor: Int64?, property: String, logger: Logger) async throws -> Int64 {
+        let last = try await store.read(logger: logger) { connection in
+            try await store.lastSeq(app: app, user: user, connection, logger)
+        }
+        guard let anchor else { return last }
+        guard (0...last).contains(anchor) else {
+            throw APIError.invalid(property, "\(property) \(anchor) is not in this user's changelog (at \(last)).")
+        }
+        return anchor
+    }
+
+    /// Registers a device here and in `sync.devices`; the fan-out starts offering it changes.
+    func open(
+        _ kind: PushDevice.Kind, session: AuthenticatedSession, token: String, urls: URLBuilder, after seq: Int64,
+        logger: Logger
+    ) async throws -> PushDevice {
+        let device = PushDevice(
+            id: hub.nextDeviceID(), key: UserKey(app: session.appID, user: session.userID), kind: kind,
+            sessionToken: token, expiresAt: session.expiresAt, urls: urls, after: seq, capacity: settings.buffer)
+        hub.add(device)
+        do {
+            let webSockets = try await store.addDevice(device, replica: hub.replicaID, logger: logger)
+            if kind == .webSocket, webSockets == 1 {
+                try await presence.connected(app: session.appID, user: session.userID, urls: urls, logger: logger)
+            }
+        } catch {
+            await close(device, logger: logger)
+            throw error
+        }
+        return device
+    }
+
+    /// Unregisters a device that has gone; the user goes offline with their last WebSocket.
+    func close(_ device: PushDevice, logger: Logger) async {
+        if device.closeReason == nil { device.close(.shuttingDown) }
+        hub.remove(device)
+        do {
+            let webSockets = try await store.removeDevice(device, replica: hub.replicaID, logger: logger)
+            if device.kind == .webSocket, webSockets == 0 {
+                try await presence.disconnected(app: device.key.app, user: device.key.user, urls: device.urls, logger: logger)
+            }
+        } catch {
+            logger.warning("Could not record a device leaving", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Called by a writer after it sent an item: a device that drained after being full gets
+    /// what it missed meanwhile.
+    func sent(_ device: PushDevice) {
+        if device.sent() { hub.markWaiting([device.key]) }
+    }
+}
+
+/// The timers of push, one loop for all connections: disconnects devices whose outbox stayed
+/// full, whose session expired or was revoked; keeps event streams alive; moves silent typists
+/// on; refreshes this replica's row.
+struct PushMaintenance: Service {
+    let push: Push
+    let logger: Logger
+
+    func run() async throws {
+        let settings = push.settings
+        let tick = min(Duration.seconds(1), settings.typingTimeout / 4, settings.stallTimeout / 4)
+        var lastSessionCheck = ContinuousClock.now
+        var lastKeepAlive = ContinuousClock.now
+        var lastRefresh = ContinuousClock.now
+        defer { push.hub.stop() }
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            let now = ContinuousClock.now
+            for device in push.hub.allDevices {
+                if let full = device.fullFor(now: now), full >= settings.stallTimeout { device.close(.fellBehind) }
+            }
+            for relay in push.typing.advance(now: now) {
+                _ = try? await PushChannel.publish(
+                    relay.packet, app: relay.app, users: relay.recipients, postgres: push.postgres, logger: logger)
+            }
+            if now - lastKeepAlive >= settings.keepAlive {
+                lastKeepAlive = now
+                for device in push.hub.allDevices where device.kind == .events { device.keepAlive() }
+            }
+            if now - lastSessionCheck >= settings.sessionCheck {
+                lastSessionCheck = now
+                await checkSessions()
+            }
+            if now - lastRefresh >= SyncStore.replicaLifetime / 3 {
+                lastRefresh = now
+                do {
+                    try await push.store.refreshReplica(push.hub.replicaID, devices: push.hub.allDevices, logger: logger)
+                } catch {
+                    logger.warning("Could not refresh this replica's row", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        try? await push.store.removeReplica(push.hub.replicaID, logger: logger)
+    }
+
+    /// Closes the devices whose session has expired or is no longer active.
+    private func checkSessions() async {
+        let now = Date()
+        var byToken: [String: [PushDevice]] = [:]
+        for device in push.hub.allDevices {
+            if let expiry = device.expiresAt, expiry <= now {
+                device.close(.sessionEnded)
+            } else {
+                byToken[device.sessionToken, default: []].append(device)
+            }
+        }
+        for (token, devices) in byToken {
+            guard let answer = try? await push.introspector.introspect(token: token, logger: logger) else { continue }
+            if !answer.active { devices.forEach { $0.close(.sessionEnded) } }
+        }
+    }
+}

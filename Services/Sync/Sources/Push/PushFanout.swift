@@ -1,0 +1,99 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Moves changes from the changelog to the devices connected here. Each round takes every user
+/// with changes waiting, reads their changelogs after the oldest position of their devices in one
+/// query, renders each change once per user, and offers it to each device in seq order. A device
+/// never skips a change: it takes them strictly in order, or stops taking them while its outbox
+/// is full and is looked at again when it has drained.
+struct PushFanout: Service {
+    let hub: PushHub
+    let store: SyncStore
+    let links: ContentLinks
+    /// Changes read per user and round; a user with more is taken again in the next round.
+    let batch: Int
+    let logger: Logger
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            while let waiting = await hub.takeWaiting() {
+                do {
+                    try await deliver(waiting)
+                } catch {
+                    logger.warning("Push fan-out failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                    try? await Task.sleep(for: .milliseconds(500))
+                    hub.markWaiting(waiting)
+                }
+            }
+        } onGracefulShutdown: {
+            hub.stop()
+        }
+    }
+
+    func deliver(_ waiting: Set<UserKey>) async throws {
+        for (app, keys) in Dictionary(grouping: waiting, by: \.app) {
+            var devices: [String: [PushDevice]] = [:]
+            for key in keys {
+                let ready = hub.devices(of: key).filter(\.wantsChanges)
+                if !ready.isEmpty { devices[key.user] = ready }
+            }
+            guard let urls = devices.values.first?.first?.urls else { continue }
+            let positions = devices.map { (user: $0.key, seq: $0.value.map(\.seq).min()!) }
+            let rendered = try await store.read(logger: logger) { connection in
+                try await render(app: app, after: positions, urls: urls, connection)
+            }
+            var again: [UserKey] = []
+            for (user, changes) in rendered {
+                for device in devices[user] ?? [] {
+                    for change in changes where !device.offer(change) { break }
+                }
+                if changes.count == batch { again.append(UserKey(app: app, user: user)) }
+            }
+            hub.markWaiting(again)
+        }
+    }
+
+    /// One user's changes after `seq`, one batch of them, rendered.
+    func rendered(app: UUID, user: String, after seq: Int64, urls: URLBuilder) async throws -> [RenderedChange] {
+        try await store.read(logger: logger) { connection in
+            try await render(app: app, after: [(user, seq)], urls: urls, connection)[user] ?? []
+        }
+    }
+
+    /// The changes after each position, rendered for their user, in seq order per user.
+    private func render(
+        app: UUID, after positions: [(user: String, seq: Int64)], urls: URLBuilder, _ connection: PostgresConnection
+    ) async throws -> [String: [RenderedChange]] {
+        let entries = try await store.changelog(app: app, after: positions, limit: batch, connection, logger)
+        guard !entries.isEmpty else { return [:] }
+        let presenter = Presenter(app: app, viewer: nil, urls: urls, links: links, connection: connection, logger: logger)
+        let operations = try await store.operations(entries, presenter: presenter, logger)
+        var moved = Set<ConversationUser>()
+        for entry in entries {
+            guard let conversation = entry.conversation else { continue }
+            switch entry.type {
+            case .newMessage:
+                moved.insert(ConversationUser(conversation: conversation, user: entry.user))
+            case .updateStatus where entry.data["user_id"]?.stringValue == entry.user:
+                moved.insert(ConversationUser(conversation: conversation, user: entry.user))
+            default:
+                break
+            }
+        }
+        let unread = try await store.unreadCounts(app: app, moved, connection, logger)
+        var result: [String: [RenderedChange]] = [:]
+        for (entry, operation) in zip(entries, operations) {
+            let count = entry.conversation.flatMap { unread[ConversationUser(conversation: $0, user: entry.user)] }
+            result[entry.user, default: []].append(
+                RenderedChange(
+                    seq: entry.seq, timestamp: entry.timestamp, type: entry.type.rawValue,
+                    operation: Packets.json(operation),
+                    packets: Packets.packets(for: operation, viewer: entry.user, unread: count, urls: urls)))
+        }
+        return result
+    }
+}

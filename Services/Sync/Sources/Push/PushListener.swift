@@ -1,0 +1,78 @@
+import Foundation
+import LayerModels
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The one channel every replica listens on. Its notifications are JSON:
+/// `{"a":app,"c":[[user,seq],…]}` when changelogs grew (sent by `sync.append_change` on commit),
+/// `{"a":app,"u":[user,…],"t":packet type,"e":SSE event,"b":"<packet body>"}` for an ephemeral
+/// packet to those users' devices, wherever they are connected.
+enum PushChannel {
+    static let name = "sync_push"
+    /// PostgreSQL refuses payloads of 8000 bytes or more.
+    static let maxPayload = 7900
+
+    struct Signal: Codable {
+        var a: UUID
+        var u: [String]
+        var t: String
+        var e: String
+        var b: String
+    }
+
+    /// Sends an ephemeral packet to every replica (this one included); false if it is too large.
+    static func publish(
+        _ packet: EphemeralPacket, app: UUID, users: [String], postgres: PostgresClient, logger: Logger
+    ) async throws -> Bool {
+        let signal = Signal(a: app, u: users, t: packet.type, e: packet.event, b: packet.body)
+        let payload = String(decoding: try JSONEncoder().encode(signal), as: UTF8.self)
+        guard payload.utf8.count <= maxPayload else { return false }
+        try await postgres.query("SELECT pg_notify(\(name), \(payload))", logger: logger)
+        return true
+    }
+}
+
+/// Listens for the push channel on a connection of its own and hands what arrives to the hub.
+/// When the connection drops it listens again and marks every connected user as waiting, since
+/// notifications sent meanwhile are lost (the changelog is not).
+struct PushListener: Service {
+    let hub: PushHub
+    let postgres: PostgresClient
+    let logger: Logger
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await postgres.withConnection { connection in
+                        try await connection.listen(on: PushChannel.name) { notifications in
+                            hub.markWaiting(hub.connectedUsers)
+                            for try await notification in notifications { handle(notification.payload) }
+                        }
+                    }
+                } catch {
+                    guard !Task.isCancelled else { break }
+                    logger.warning("Push listener lost PostgreSQL; listening again", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+
+    func handle(_ payload: String) {
+        guard case .object(let fields)? = JSONValue(jsonText: payload),
+            let app = fields["a"]?.stringValue.flatMap(UUID.init(uuidString:))
+        else { return }
+        if case .array(let changed)? = fields["c"] {
+            hub.markWaiting(changed.compactMap { pair in
+                guard case .array(let fields) = pair, case .string(let user)? = fields.first else { return nil }
+                return UserKey(app: app, user: user)
+            })
+        } else if let signal = try? JSONDecoder().decode(PushChannel.Signal.self, from: Data(payload.utf8)) {
+            hub.deliver(
+                EphemeralPacket(type: signal.t, body: signal.b, event: signal.e),
+                to: signal.u.map { UserKey(app: app, user: $0) })
+        }
+    }
+}

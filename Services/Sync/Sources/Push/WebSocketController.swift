@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import LayerModels
+import LayerServer
+import Logging
+import NIOCore
+
+/// `GET /websocket` (reference 5): a session (`?session_token=` or `Authorization`), the
+/// `layer-3.0` subprotocol, and optionally `anchor=<seq>` to receive every change after it. The
+/// upgrade is checked twice by design: the WebSocket router accepts it, and an upgrade it declines
+/// reaches the ordinary route, which answers why in the API's error shape.
+struct WebSocketController {
+    static let subprotocol = "layer-3.0"
+    let push: Push
+    let service: SyncContext
+
+    func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
+        router.get("websocket") { request, context -> Response in
+            _ = try await accept(request, context: context)
+            throw APIError(
+                .invalidRequest, "GET /websocket opens a WebSocket: send Connection: Upgrade and Upgrade: websocket.",
+                data: .object(["header": .string("Upgrade")]))
+        }
+    }
+
+    func addWebSocketRoutes(to router: some RouterMethods<LayerRequestContext>) {
+        router.ws("websocket") { request, context in
+            _ = try await accept(request, context: context)
+            return .upgrade([.secWebSocketProtocol: Self.subprotocol])
+        } onUpgrade: { inbound, outbound, context in
+            try await run(inbound: inbound, outbound: outbound, context: context)
+        }
+    }
+
+    /// The checks of an upgrade: subprotocol, then the anchor. The session was checked by the
+    /// middleware before.
+    private func accept(_ request: Request, context: LayerRequestContext) async throws -> Int64 {
+        let offered = request.headers[values: .secWebSocketProtocol]
+            .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        guard offered.contains(Self.subprotocol) else {
+            throw APIError(
+                .invalidHeader, "Ask for the \(Self.subprotocol) subprotocol in Sec-WebSocket-Protocol.",
+                data: .object(["header": .string("Sec-WebSocket-Protocol")]))
+        }
+        let session = try context.requireSession()
+        return try await push.startSeq(
+            app: session.appID, user: session.userID, anchor: try anchor(request), property: "anchor", logger: context.logger)
+    }
+
+    private func anchor(_ request: Request) throws -> Int64? {
+        guard let text = request.uri.queryParameters["anchor"] else { return nil }
+        guard let anchor = Int64(text) else { throw APIError.invalid("anchor", "anchor is a changelog seq, 0 or more.") }
+        return anchor
+    }
+
+    private func run(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
+        context: WebSocketRouterContext<LayerRequestContext>
+    ) async throws {
+        let request = context.request
+        let requestContext = context.requestContext
+        let logger = requestContext.logger
+        guard let session = requestContext.session,
+            case .sessionToken(let token) = LayerAuthorization(request: request, allowsQueryToken: true)
+        else {
+            try await outbound.close(.policyViolation, reason: "a session token is required")
+            return
+        }
+        let device: PushDevice
+        do {
+            let seq = try await accept(request, context: requestContext)
+            device = try await push.open(
+                .webSocket, session: session, token: token, urls: service.urls(request), after: seq, logger: logger)
+        } catch {
+            logger.error("Could not open a WebSocket", metadata: ["error": "\(String(reflecting: error))"])
+            try await outbound.close(.unexpectedServerError, reason: "try again later")
+            return
+        }
+        let channel = requestContext.channel
+        // A client too far behind is most likely not reading at all: a close frame would not get
+        // through, so the connection is cut.
+        device.onClose { reason in if reason == .fellBehind { channel.close(promise: nil) } }
+        let requests = WebSocketRequests(
+            push: push, service: service, device: device, session: session, request: request, context: requestContext)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await write(device, to: outbound) }
+                group.addTask {
+                    for try await message in inbound.messages(maxSize: push.settings.maxFrame) {
+                        guard case .text(let text) = message else {
+                            guard requests.fail(nil, nil, APIError(.invalidRequest, "Packets are JSON text frames, not binary."))
+                            else { break }
+                            continue
+                        }
+                        guard await requests.handle(text) else { break }
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch {
+            logger.debug("WebSocket ended", metadata: ["error": "\(error)"])
+        }
+        await push.close(device, logger: logger)
+    }
+
+    /// Writes what is queued for the device, each packet with the connection's next counter.
+    private func write(_ device: PushDevice, to outbound: WebSocketOutboundWriter) async throws {
+        var counter = 0
+        func send(_ type: String, _ timestamp: String, _ body: String) async throws {
+            try await outbound.write(.text(Packets.envelope(type: type, counter: counter, timestamp: timestamp, body: body)))
+            counter += 1
+        }
+        for await item in device.items {
+            guard device.closeReason == nil else { break }
+            switch item {
+            case .change(let change):
+                for packet in change.packets { try await send(packet.type, change.timestamp, packet.body) }
+            case .ephemeral(let packet):
+                try await send(packet.type, LayerTimestamp.string(Date()), packet.body)
+            case .response(let body):
+                try await send("response", LayerTimestamp.string(Date()), body)
+            case .counter(let requestID):
+                let body = Packets.response(
+                    requestID: requestID, method: "Counter.read", success: true,
+                    data: .object(["counter": .number(Double(counter - 1))]))
+                try await send("response", LayerTimestamp.string(Date()), body)
+            case .keepAlive:
+                break
+            }
+            push.sent(device)
+        }
+        if let reason = device.closeReason, reason != .fellBehind {
+            try await outbound.close(.unknown(reason.code), reason: reason.text)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let secWebSocketProtocol = Self("Sec-WebSocket-Protocol")!
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The packets a client sends on its WebSocket: `request`s (reference 5.3), answered with a
+/// `response` when they carry a `request_id`, and typing `signal`s (5.5). A bad packet gets an
+/// error response and the connection stays open.
+struct WebSocketRequests: Sendable {
+    let push: Push
+    let service: SyncContext
+    let device: PushDevice
+    let session: AuthenticatedSession
+    /// The upgrade request: its host makes the URLs, its session is the caller.
+    let request: Request
+    let context: LayerRequestContext
+
+    private static let requestIDCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+    private static let maxReplay = 1000
+
+    /// Handles one text packet; false when the connection must end (its answers are not read).
+    func handle(_ text: String) async -> Bool {
+        guard case .object(let packet)? = JSONValue(jsonText: text), case .string(let type)? = packet["type"],
+            case .object(let body)? = packet["body"]
+        else {
+            return fail(nil, nil, APIError(.invalidRequest, "A packet is a JSON object with a type and an object body."))
+        }
+        var requestID: String?
+        if let given = body["request_id"] {
+            guard case .string(let id) = given, !id.isEmpty, id.count <= 128, id.allSatisfy(Self.requestIDCharacters.contains)
+            else {
+                return fail(nil, nil, APIError.invalid("request_id", "request_id has letters, digits, '.' and '-' only."))
+            }
+            requestID = id
+        }
+        let method = body["method"]?.stringValue
+        do {
+            switch type {
+            case "request":
+                guard let method else { throw APIError(.missingProperty, "A request names its method.", property: "method") }
+                let data = try await perform(method, objectID: body["object_id"]?.stringValue, data: body["data"], requestID: requestID)
+                guard let requestID else { return true }
+                if method == "Counter.read" { return device.reply(.counter(requestID: requestID)) }
+                return device.reply(.response(Packets.response(requestID: requestID, method: method, success: true, data: data)))
+            case "signal":
+                try await signal(body)
+                return true
+            default:
+                throw APIError.invalid("type", "Clients send request and signal packets.")
+            }
+        } catch {
+            let apiError = ErrorMiddleware(routes: RouteTable()).apiError(for: error, request: request, context: context)
+            return fail(requestID, method, apiError)
+        }
+    }
+
+    /// Answers a request with an error; false when the answer cannot be queued.
+    func fail(_ requestID: String?, _ method: String?, _ error: APIError) -> Bool {
+        let data = try? jsonValue(error.body)
+        return device.reply(.response(Packets.response(requestID: requestID, method: method, success: false, data: data)))
+    }
+
+    private func perform(_ method: String, objectID: String?, data: JSONValue?, requestID: String?) async throws -> JSONValue? {
+        let (user, app) = (session.userID, session.appID)
+        switch method {
+        case "Counter.read", "Presence.subscribe":
+            return nil
+        case "Message.create":
+            guard let objectID else {
+                throw APIError(.missingProperty, "Message.create names the conversation in object_id.", property: "object_id")
+            }
+            guard let conversation = LayerID(parsing: objectID, as: .conversations)?.uuid else {
+                throw APIError.invalid("object_id", "object_id is a conversation id.")
+            }
+            let body = try Request.decodeJSON(MessageInput.self, from: try buffer(data), allowedKeys: MessageInput.clientKeys)
+            return try await answer(
+                service.sendMessage(
+                    body, app: app, conversation: conversation, sender: .user(user), viewer: user, request: request,
+                    context: context))
+        case "Conversation.create":
+            let body = try Request.decodeJSON(
+                SyncContext.CreateConversationBody.self, from: try buffer(data), allowedKeys: SyncContext.CreateConversationBody.keys)
+            return try await answer(service.createConversation(body, app: app, user: user, request: request, context: context))
+        case "Event.replay":
+            try await replay(data, requestID: requestID)
+            return nil
+        case "Presence.update":
+            guard case .array(let operations)? = data,
+                let status = operations.lazy.compactMap({ operation -> String? in
+                    guard case .object(let fields) = operation, fields["property"]?.stringValue == "status" else { return nil }
+                    return fields["value"]?.stringValue
+                }).first
+            else {
+                throw APIError(.missingProperty, "Presence.update sets status with a Layer-Patch array.", property: "status")
+            }
+            guard Presence.choices.contains(status) else {
+                throw APIError.invalid("status", "status is available, busy, away, invisible or auto.")
+            }
+            try await push.presence.choose(status, app: app, user: user, urls: device.urls, logger: context.logger)
+            return nil
+        case "Presence.sync":
+            var users: [String]
+            if case .object(let fields)? = data, case .array(let ids)? = fields["ids"] {
+                users = try ids.enumerated().map { try userID(named: $1, property: "ids.\($0)") }
+            } else {
+                users = try await push.store.contacts(app: app, user: user, logger: context.logger)
+            }
+            users = Array(Set(users)).sorted()
+            let changes = try await push.presence.changes(
+                app: app, users: users, viewer: user, urls: device.urls, logger: context.logger)
+            return .object(["changes": .array(changes)])
+        default:
+            throw APIError(.invalidEndpoint, "There is no WebSocket method \(method).", property: "method")
+        }
+    }
+
+    private func buffer(_ data: JSONValue?) throws -> ByteBuffer {
+        guard let data, case .object = data else {
+            throw APIError(.missingProperty, "This request takes its properties in data.", property: "data")
+        }
+        return try ByteBuffer.json(data)
+    }
+
+    /// A route's answer as a response's `data`.
+    private func answer(_ response: Response) async throws -> JSONValue? {
+        let body = try await response.collectBody()
+        return JSONValue(jsonText: String(buffer: body))
+    }
+
+    /// `Event.replay {"from_timestamp"}`: every change this device was given that was logged
+    /// after that time, again, before the response.
+    private func replay(_ data: JSONValue?, requestID: String?) async throws {
+        guard case .object(let fields)? = data, case .string(let from)? = fields["from_timestamp"] else {
+            throw APIError(.missingProperty, "Event.replay needs from_timestamp.", property: "from_timestamp")
+        }
+        guard LayerTimestamp.date(from) != nil else {
+            throw APIError.invalid("from_timestamp", "from_timestamp is an ISO 8601 time.")
+        }
+        let key = device.key
+        let upTo = device.seq
+        let seq = try await push.store.read(logger: context.logger) { connection in
+            try await push.store.firstSeq(app: key.app, user: key.user, after: from, connection, context.logger)
+        }
+        guard let seq, seq <= upTo else { return }
+        guard upTo - seq < Int64(Self.maxReplay) else {
+            throw APIError(
+                .invalidRequest, "More than \(Self.maxReplay) changes since \(from); catch up with POST /sync instead.",
+                property: "from_timestamp")
+        }
+        var after = seq - 1
+        while after < upTo {
+            let changes = try await PushFanout(
+                hub: push.hub, store: push.store, links: push.links, batch: push.settings.batch, logger: context.logger
+            ).rendered(app: key.app, user: key.user, after: after, urls: device.urls)
+            for change in changes where change.seq <= upTo {
+                for packet in change.packets {
+                    guard device.reply(.ephemeral(EphemeralPacket(type: packet.type, body: packet.body, event: change.type)))
+                    else { throw APIError(.requestTimeout, "The replay is not being read.") }
+                }
+            }
+            guard let last = changes.last?.seq else { break }
+            after = last
+        }
+    }
+
+    /// A typing indicator from the client, relayed to the conversation's other participants.
+    private func signal(_ body: [String: JSONValue]) async throws {
+        guard body["type"]?.stringValue == "typing_indicator" else {
+            throw APIError.invalid("type", "The only signal a client sends is typing_indicator.")
+        }
+        guard case .object(let object)? = body["object"], let id = object["id"]?.stringValue,
+            let conversation = LayerID(parsing: id, as: .conversations)?.uuid
+        else {
+            throw APIError.invalid("object", "A typing indicator names its conversation in object.id.")
+        }
+        guard case .object(let data)? = body["data"], let action = data["action"]?.stringValue,
+            TypingTracker.actions.contains(action)
+        else {
+            throw APIError.invalid("action", "action is started, paused or finished.")
+        }
+        let (user, app) = (session.userID, session.appID)
+        let urls = device.urls
+        let (recipients, sender) = try await push.store.read(logger: context.logger) { connection in
+            let members = try await push.store.currentParticipants(app: app, conversation: conversation, connection, context.logger)
+            guard members.contains(user) else { throw APIError.notFound("The conversation") }
+            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
+            try await presenter.loadIdentities([user])
+            return (members.filter { $0 != user }, try jsonValue(presenter.basicIdentity(user)))
+        }
+        let objectJSON = JSONValue.object([
+            "type": .string("Conversation"), "id": .string(LayerID(.conversations, conversation).uri),
+            "url": .string(urls.conversation(conversation)),
+        ])
+        let packet = push.typing.record(
+            TypingTracker.Key(app: app, conversation: conversation, user: user),
+            TypingTracker.Typist(action: action, since: .now, recipients: recipients, object: objectJSON, sender: sender))
+        guard !recipients.isEmpty else { return }
+        _ = try await PushChannel.publish(packet, app: app, users: recipients, postgres: push.postgres, logger: context.logger)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The replicas serving push connections, the devices connected to each, and presence. A replica
+/// that stops refreshing its row is presumed dead, and its devices with it.
+extension SyncStore {
+    /// `seen_at` older than this means the replica is gone.
+    static let replicaLifetime: Duration = .seconds(30)
+
+    /// Inserts or refreshes this replica's row; true when it had to be inserted (at start, or
+    /// after others took this replica for dead and dropped its devices).
+    @discardableResult
+    func registerReplica(_ id: UUID, logger: Logger) async throws -> Bool {
+        let rows = try await postgres.query(
+            """
+            INSERT INTO sync.replicas AS r (id) VALUES (\(id))
+            ON CONFLICT (id) DO UPDATE SET seen_at = now()
+            RETURNING r.xmax = 0
+            """, logger: logger)
+        for try await inserted in rows.decode(Bool.self) { return inserted }
+        return true
+    }
+
+    /// Refreshes this replica (re-recording `devices` if its row was gone) and forgets the
+    /// replicas that stopped refreshing theirs.
+    func refreshReplica(_ id: UUID, devices: @autoclosure () -> [PushDevice], logger: Logger) async throws {
+        let lifetime = "\(Self.replicaLifetime.components.seconds) seconds"
+        if try await registerReplica(id, logger: logger) {
+            for device in devices() { _ = try await addDevice(device, replica: id, logger: logger) }
+        }
+        try await postgres.query(
+            "DELETE FROM sync.replicas WHERE seen_at < now() - \(lifetime)::interval", logger: logger)
+    }
+
+    func removeReplica(_ id: UUID, logger: Logger) async throws {
+        try await postgres.query("DELETE FROM sync.replicas WHERE id = \(id)", logger: logger)
+    }
+
+    /// Records a connected device; returns how many WebSocket devices the user now has.
+    func addDevice(_ device: PushDevice, replica: UUID, logger: Logger) async throws -> Int {
+        try await postgres.query(
+            """
+            INSERT INTO sync.devices (replica_id, id, app_id, user_id, kind)
+            VALUES (\(replica), \(device.id), \(device.key.app), \(device.key.user), \(device.kind.rawValue))
+            """, logger: logger)
+        return try await liveDevices(app: device.key.app, users: [device.key.user], kind: .webSocket, logger: logger)
+    }
+
+    /// Forgets a device; returns how many WebSocket devices the user still has.
+    func removeDevice(_ device: PushDevice, replica: UUID, logger: Logger) async throws -> Int {
+        try await postgres.query(
+            "DELETE FROM sync.devices WHERE replica_id = \(replica) AND id = \(device.id)", logger: logger)
+        return try await liveDevices(app: device.key.app, users: [device.key.user], kind: .webSocket, logger: logger)
+    }
+
+    /// Devices of these users connected to live replicas (of one kind, or all).
+    func liveDevices(app: UUID, users: [String], kind: PushDevice.Kind? = nil, logger: Logger) async throws -> Int {
+        let lifetime = "\(Self.replicaLifetime.components.seconds) seconds"
+        let rows = try await postgres.query(
+            """
+            SELECT count(*) FROM sync.devices d JOIN sync.replicas r ON r.id = d.replica_id
+            WHERE d.app_id = \(app) AND d.user_id = ANY(\(users)) AND r.seen_at >= now() - \(lifetime)::interval
+              AND (\(kind?.rawValue)::text IS NULL OR d.kind = \(kind?.rawValue))
+            """, logger: logger)
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+
+    /// The users who share a conversation with `user` (as current participants), `user` included.
+    func contacts(app: UUID, user: String, logger: Logger) async throws -> [String] {
+        let rows = try await postgres.query(
+            """
+            SELECT DISTINCT other.user_id FROM sync.participants me
+            JOIN sync.participants other ON other.conversation_id = me.conversation_id AND other.left_position IS NULL
+            WHERE me.app_id = \(app) AND me.user_id = \(user) AND me.left_position IS NULL
+            """, logger: logger)
+        var users: Set<String> = [user]
+        for try await other in rows.decode(String.self) { users.insert(other) }
+        return users.sorted()
+    }
+
+    /// The current participants of a conversation of `app`.
+    func currentParticipants(
+        app: UUID, conversation: UUID, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [String] {
+        let rows = try await connection.query(
+            """
+            SELECT user_id FROM sync.participants
+            WHERE app_id = \(app) AND conversation_id = \(conversation) AND left_position IS NULL
+            """, logger: logger)
+        var users: [String] = []
+        for try await user in rows.decode(String.self) { users.append(user) }
+        return users
+    }
+
+    /// The status a user chose last (nil: never chose) and when it was last set or refreshed.
+    func chosenPresence(app: UUID, users: [String], logger: Logger) async throws -> [String: (status: String, seen: Date)] {
+        let rows = try await postgres.query(
+            "SELECT user_id, status, last_seen_at FROM sync.presence WHERE app_id = \(app) AND user_id = ANY(\(users))",
+            logger: logger)
+        var result: [String: (status: String, seen: Date)] = [:]
+        for try await (user, status, seen) in rows.decode((String, String, Date).self) { result[user] = (status, seen) }
+        return result
+    }
+
+    /// Sets (or, with nil, refreshes) the status a user chose; returns it and its time.
+    func choosePresence(app: UUID, user: String, status: String?, logger: Logger) async throws -> (status: String, seen: Date) {
+        let rows = try await postgres.query(
+            """
+            INSERT INTO sync.presence AS p (app_id, user_id, status) VALUES (\(app), \(user), coalesce(\(status), 'available'))
+            ON CONFLICT (app_id, user_id) DO UPDATE SET status = coalesce(\(status), p.status), last_seen_at = now()
+            RETURNING status, last_seen_at
+            """, logger: logger)
+        for try await row in rows.decode((String, Date).self) { return row }
+        return (status ?? "available", Date())
+    }
+}

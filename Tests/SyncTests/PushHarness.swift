@@ -1,0 +1,62 @@
+import AsyncHTTPClient
+import Foundation
+import LayerModels
+import LayerServer
+import LayerSync
+import LayerTesting
+import Logging
+import PostgresNIO
+import Testing
+
+/// Push settings quick enough for tests: short stalls, typing steps and keep-alives.
+let quickPush = SyncSettings(
+    push: PushSettings(
+        buffer: 16, heartbeat: .seconds(30), keepAlive: .milliseconds(300), stallTimeout: .seconds(1),
+        sessionCheck: .milliseconds(300), typingTimeout: .milliseconds(400)))
+
+extension SyncHarness {
+    var webSocketBase: String { fixture.server.baseURL.replacingOccurrences(of: "http://", with: "ws://") }
+
+    /// Opens a WebSocket as `user` (with the session token in the query).
+    func socket(_ user: UserClient, query: String = "", subprotocol: String? = "layer-3.0") async throws -> TestWebSocket {
+        try await TestWebSocket.connect(
+            url: "\(webSocketBase)/websocket?session_token=\(user.token)\(query)", subprotocol: subprotocol)
+    }
+
+    /// Opens the event stream as `user`.
+    func events(_ user: UserClient, headers: [String: String] = [:], query: String = "") async throws -> TestEventStream {
+        try await TestEventStream.connect(
+            url: "\(fixture.server.baseURL)/events?session_token=\(user.token)\(query)", headers: headers)
+    }
+
+    /// Runs `body` with a second sync replica: its own listener and process state, the same
+    /// database, calling the same auth service.
+    func withReplica<T: Sendable>(
+        settings: SyncSettings = SyncSettings(), _ body: @Sendable (_ baseURL: String) async throws -> T
+    ) async throws -> T {
+        let authURL = fixture.server.baseURL
+        return try await LiveServer.run(settings: fixture.server.settings) { server, postgres in
+            [SyncService(settings: settings, server: server, postgres: postgres, authURL: { authURL })]
+        } _: { replica in
+            try await body(replica.baseURL)
+        }
+    }
+}
+
+extension TestWebSocket {
+    /// The next `change` packet whose object has this type (skipping others).
+    func change(_ operation: String, _ type: String, timeout: Duration = .seconds(5)) async throws -> JSONValue {
+        try await next(timeout: timeout) { packet in
+            packet["type"]?.stringValue == "change" && packet["body"]?["operation"]?.stringValue == operation
+                && packet["body"]?["object"]?["type"]?.stringValue == type
+        }
+    }
+
+    /// Fails unless nothing but `allowed` packets arrive within `window`.
+    func expectSilence(for window: Duration = .milliseconds(300), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        do {
+            let packet = try await next(timeout: window)
+            Issue.record("expected no packet, got \(packet)", sourceLocation: sourceLocation)
+        } catch is PushTimeout {}
+    }
+}
