@@ -78,14 +78,14 @@ public struct SyncService: LayerService {
         content.addSignedRoutes(to: router)
         ServerAPIController(service: context, appTokens: appTokens).addRoutes(to: router)
         let streams = router.group().add(middleware: sessionAuthenticator)
-        WebSocketController(push: push, service: context).addRoutes(to: streams)
+        WebSocketController(push: push, service: context, authenticator: sessionAuthenticator).addRoutes(to: streams)
         EventsController(push: push, service: context).addRoutes(to: streams)
         SignalsController(push: push, internalToken: internalToken).addRoutes(to: router)
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {
-        WebSocketController(push: push, service: context)
-            .addWebSocketRoutes(to: router.group().add(middleware: sessionAuthenticator))
+        WebSocketController(push: push, service: context, authenticator: sessionAuthenticator)
+            .addWebSocketRoutes(to: router)
     }
 
     public var webSocketConfiguration: WebSocketServerConfiguration? {

@@ -104,7 +104,6 @@ struct PushMaintenance: Service {
         var lastSessionCheck = ContinuousClock.now
         var lastKeepAlive = ContinuousClock.now
         var lastRefresh = ContinuousClock.now
-        defer { push.hub.stop() }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: tick)
             let now = ContinuousClock.now

@@ -58,8 +58,8 @@ enum PushCloseReason: Sendable, Equatable {
 
     var code: UInt16 {
         switch self {
-        case .sessionEnded: 4001
-        case .fellBehind: 4008
+        case .sessionEnded: 4401
+        case .fellBehind: 1013
         case .shuttingDown: 1001
         }
     }
@@ -123,8 +123,18 @@ final class PushDevice: Sendable {
     /// The last changelog seq this device was given.
     var seq: Int64 { state.withLock { $0.seq } }
 
-    /// Whether the fan-out should fetch changes for this device now.
-    var wantsChanges: Bool { state.withLock { $0.queued < capacity && $0.closeReason == nil } }
+    /// Whether the fan-out should fetch changes for this device now. A full device is noted as
+    /// such, so that it asks again once it has drained.
+    func wantsChanges() -> Bool {
+        state.withLock { state in
+            guard state.closeReason == nil else { return false }
+            guard state.queued < capacity else {
+                if state.fullSince == nil { state.fullSince = .now }
+                return false
+            }
+            return true
+        }
+    }
 
     /// How long the outbox has been full, if it is.
     func fullFor(now: ContinuousClock.Instant) -> Duration? {

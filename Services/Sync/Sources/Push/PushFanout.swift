@@ -38,7 +38,7 @@ struct PushFanout: Service {
         for (app, keys) in Dictionary(grouping: waiting, by: \.app) {
             var devices: [String: [PushDevice]] = [:]
             for key in keys {
-                let ready = hub.devices(of: key).filter(\.wantsChanges)
+                let ready = hub.devices(of: key).filter { $0.wantsChanges() }
                 if !ready.isEmpty { devices[key.user] = ready }
             }
             guard let urls = devices.values.first?.first?.urls else { continue }

@@ -8,13 +8,16 @@ import Logging
 import NIOCore
 
 /// `GET /websocket` (reference 5): a session (`?session_token=` or `Authorization`), the
-/// `layer-3.0` subprotocol, and optionally `anchor=<seq>` to receive every change after it. The
-/// upgrade is checked twice by design: the WebSocket router accepts it, and an upgrade it declines
-/// reaches the ordinary route, which answers why in the API's error shape.
+/// `layer-3.0` subprotocol, and optionally `anchor=<seq>` to receive every change after it.
+/// A declined upgrade can only be an empty 400 (the WebSocket library's), which tells a client
+/// nothing, so every upgrade is accepted and a bad one is closed at once with `4000 + the HTTP
+/// status` the same request would get (4401 no session, 4406 no subprotocol, 4422 bad anchor) and
+/// the error's id and message as the reason. A plain GET gets that error as JSON.
 struct WebSocketController {
     static let subprotocol = "layer-3.0"
     let push: Push
     let service: SyncContext
+    let authenticator: SessionAuthenticator
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.get("websocket") { request, context -> Response in
@@ -26,20 +29,22 @@ struct WebSocketController {
     }
 
     func addWebSocketRoutes(to router: some RouterMethods<LayerRequestContext>) {
-        router.ws("websocket") { request, context in
-            _ = try await accept(request, context: context)
-            return .upgrade([.secWebSocketProtocol: Self.subprotocol])
+        router.ws("websocket") { request, _ in
+            offersSubprotocol(request) ? .upgrade([.secWebSocketProtocol: Self.subprotocol]) : .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             try await run(inbound: inbound, outbound: outbound, context: context)
         }
     }
 
-    /// The checks of an upgrade: subprotocol, then the anchor. The session was checked by the
-    /// middleware before.
-    private func accept(_ request: Request, context: LayerRequestContext) async throws -> Int64 {
-        let offered = request.headers[values: .secWebSocketProtocol]
+    private func offersSubprotocol(_ request: Request) -> Bool {
+        request.headers[values: .secWebSocketProtocol]
             .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
-        guard offered.contains(Self.subprotocol) else {
+            .contains(Self.subprotocol)
+    }
+
+    /// The checks of an upgrade after the session: subprotocol, then anchor.
+    private func accept(_ request: Request, context: LayerRequestContext) async throws -> Int64 {
+        guard offersSubprotocol(request) else {
             throw APIError(
                 .invalidHeader, "Ask for the \(Self.subprotocol) subprotocol in Sec-WebSocket-Protocol.",
                 data: .object(["header": .string("Sec-WebSocket-Protocol")]))
@@ -47,6 +52,17 @@ struct WebSocketController {
         let session = try context.requireSession()
         return try await push.startSeq(
             app: session.appID, user: session.userID, anchor: try anchor(request), property: "anchor", logger: context.logger)
+    }
+
+    /// Authenticates the upgrade request as the session middleware does for other routes.
+    private func admit(_ request: Request, context: LayerRequestContext) async throws -> (LayerRequestContext, Int64) {
+        var admitted: LayerRequestContext?
+        _ = try await authenticator.handle(request, context: context) { _, authenticated in
+            admitted = authenticated
+            return Response(status: .ok)
+        }
+        guard let admitted else { throw APIError(.authenticationRequired, "A session is required.") }
+        return (admitted, try await accept(request, context: admitted))
     }
 
     private func anchor(_ request: Request) throws -> Int64? {
@@ -60,22 +76,25 @@ struct WebSocketController {
         context: WebSocketRouterContext<LayerRequestContext>
     ) async throws {
         let request = context.request
-        let requestContext = context.requestContext
+        var requestContext = context.requestContext
         let logger = requestContext.logger
-        guard let session = requestContext.session,
-            case .sessionToken(let token) = LayerAuthorization(request: request, allowsQueryToken: true)
-        else {
-            try await outbound.close(.policyViolation, reason: "a session token is required")
-            return
-        }
         let device: PushDevice
+        let session: AuthenticatedSession
         do {
-            let seq = try await accept(request, context: requestContext)
+            let (admitted, seq) = try await admit(request, context: requestContext)
+            requestContext = admitted
+            guard let caller = admitted.session,
+                case .sessionToken(let token) = LayerAuthorization(request: request, allowsQueryToken: true)
+            else {
+                throw APIError(.authenticationRequired, "A WebSocket needs a session token, not an identity token.")
+            }
+            session = caller
             device = try await push.open(
-                .webSocket, session: session, token: token, urls: service.urls(request), after: seq, logger: logger)
+                .webSocket, session: caller, token: token, urls: service.urls(request), after: seq, logger: logger)
         } catch {
-            logger.error("Could not open a WebSocket", metadata: ["error": "\(String(reflecting: error))"])
-            try await outbound.close(.unexpectedServerError, reason: "try again later")
+            let apiError = ErrorMiddleware(routes: RouteTable()).apiError(for: error, request: request, context: requestContext)
+            let reason = String("\(apiError.body.id): \(apiError.body.message)".utf8.prefix(120)) ?? apiError.body.id
+            try await outbound.close(.unknown(4000 + UInt16(apiError.status.code)), reason: reason)
             return
         }
         let channel = requestContext.channel
