@@ -17,7 +17,7 @@ import LayerServer
 // Repeated pieces (error responses, JSON bodies) come from the helpers in Components.swift and
 // ClientPaths.swift, which write them at the indentation of the place they go.
 let syncOpenAPI = [
-    syncOpenAPIHeader, "paths:", syncOpenAPIOperationalPaths, syncOpenAPIClientPaths, syncOpenAPISyncPaths,
+    syncOpenAPIHeader, "paths:", syncOpenAPIOperationalPaths, syncOpenAPIClientPaths, syncOpenAPISyncPaths, syncOpenAPIPushPaths,
     syncOpenAPIContentPaths, syncOpenAPIAnnouncementPaths, syncOpenAPIServerPaths, syncOpenAPIComponents,
     syncOpenAPISchemas,
 ].joined(separator: "\n")
@@ -40,6 +40,8 @@ tags:
     description: Identities of the users one shares a conversation with (Layer session).
   - name: sync
     description: The changelog exchange of a device (Layer session).
+  - name: push
+    description: Changes, signals and presence pushed over a WebSocket or Server-Sent Events.
   - name: content
     description: Rich content; the upload and download URLs are signed and need no session.
   - name: announcements
