@@ -14,9 +14,12 @@ struct SyncHarness: Sendable {
     let fixture: AuthFixture
 
     static func run<T: Sendable>(
-        settings: SyncSettings = SyncSettings(), _ body: @Sendable (SyncHarness) async throws -> T
+        settings: SyncSettings = SyncSettings(), server: ServerSettings? = nil,
+        _ body: @Sendable (SyncHarness) async throws -> T
     ) async throws -> T {
-        try await AuthFixture.run(withSync: settings) { fixture in try await body(SyncHarness(fixture: fixture)) }
+        try await AuthFixture.run(settings: server, withSync: settings) { fixture in
+            try await body(SyncHarness(fixture: fixture))
+        }
     }
 
     var client: TestClient { fixture.client }
