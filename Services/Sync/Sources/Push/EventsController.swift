@@ -4,6 +4,7 @@ import Hummingbird
 import LayerModels
 import LayerServer
 import NIOCore
+import ServiceLifecycle
 
 /// `GET /events`: the user's changes as Server-Sent Events, for curl and other plain HTTP
 /// clients. Each change is an event whose `id` is its changelog seq, `event` its type and `data`
@@ -35,10 +36,14 @@ struct EventsController {
         let body = ResponseBody { writer in
             do {
                 try await writer.write(ByteBuffer(string: "retry: 1000\n: connected\n\n"))
-                for await item in device.items {
-                    guard device.closeReason == nil else { break }
-                    try await writer.write(ByteBuffer(string: Self.event(item)))
-                    push.sent(device)
+                try await withGracefulShutdownHandler {
+                    for await item in device.items {
+                        guard device.closeReason == nil else { break }
+                        try await writer.write(ByteBuffer(string: Self.event(item)))
+                        push.sent(device)
+                    }
+                } onGracefulShutdown: {
+                    device.close(.shuttingDown)
                 }
                 if let reason = device.closeReason, reason != .fellBehind {
                     try await writer.write(ByteBuffer(string: ": closed: \(reason.text)\n\n"))

@@ -6,6 +6,7 @@ import LayerModels
 import LayerServer
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// `GET /websocket` (reference 5): a session (`?session_token=` or `Authorization`), the
 /// `layer-3.0` subprotocol, and optionally `anchor=<seq>` to receive every change after it.
@@ -104,7 +105,9 @@ struct WebSocketController {
         let requests = WebSocketRequests(
             push: push, service: service, device: device, session: session, request: request, context: requestContext)
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            // On SIGTERM the server drains its connections: a socket is told it is going away.
+            try await withGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await write(device, to: outbound) }
                 group.addTask {
                     for try await message in inbound.messages(maxSize: push.settings.maxFrame) {
@@ -118,6 +121,9 @@ struct WebSocketController {
                 }
                 try await group.next()
                 group.cancelAll()
+                }
+            } onGracefulShutdown: {
+                device.close(.shuttingDown)
             }
         } catch {
             logger.debug("WebSocket ended", metadata: ["error": "\(error)"])

@@ -67,6 +67,7 @@ extension ServerAPIController {
                 .conflict, "The user '\(user)' has an identity already; replace it with PUT or change it with PATCH.",
                 data: try existing.map(jsonValue))
         }
+        await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
         return Response(status: .created)
     }
 
@@ -99,6 +100,7 @@ extension ServerAPIController {
         guard try await service.store.replaceIdentity(app: app, try input.record(user: user), logger: context.logger) else {
             throw APIError.notFound("The user '\(user)'")
         }
+        await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
         return Response(status: .noContent)
     }
 
@@ -107,6 +109,7 @@ extension ServerAPIController {
         let user = try context.parameters.appUserID("user")
         let operations = try await request.decodeLayerPatch()
         try await service.store.patchIdentity(app: app, user: user, operations: operations, logger: context.logger)
+        await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
         return Response(status: .noContent)
     }
 
@@ -116,6 +119,7 @@ extension ServerAPIController {
         guard try await service.store.deleteIdentity(app: app, user: user, logger: context.logger) else {
             throw APIError.notFound("The user '\(user)'")
         }
+        await service.pushIdentityChange(app: app, user: user, deleted: true, request: request, context: context)
         return Response(status: .noContent)
     }
 

@@ -1,0 +1,96 @@
+import Foundation
+import LayerModels
+import LayerTesting
+import Testing
+
+@Suite("Presence and identity changes")
+struct PresenceTests {
+    /// The value a patch sets for `property`, if it does.
+    private func value(_ packet: JSONValue, _ property: String) -> JSONValue? {
+        packet["body"]?["data"]?.arrayValue?.first { $0["property"]?.stringValue == property }?["value"]
+    }
+
+    private func presence(of user: String, on socket: TestWebSocket) async throws -> String? {
+        let packet = try await socket.next { packet in
+            packet["body"]?["object"]?["id"]?.stringValue == LayerID.identity(userID: user)
+                && packet["body"]?["data"]?.arrayValue?.contains { $0["property"] == "presence.status" } == true
+        }
+        return value(packet, "presence.status")?.stringValue
+    }
+
+    @Test("A chosen status reaches those who share a conversation; invisible looks offline to them but not to its owner; auto restores the last choice")
+    func chosenStatus() async throws {
+        try await SyncHarness.run(settings: quickPush) { harness in
+            let alice = try await harness.user("alice")
+            let bob = try await harness.user("bob")
+            _ = try await alice.conversation(with: ["bob"])
+            let bobSocket = try await harness.socket(bob)
+            let aliceSocket = try await harness.socket(alice)
+            #expect(try await presence(of: "alice", on: bobSocket) == "available")
+            #expect(try await presence(of: "alice", on: aliceSocket) == "available")
+
+            let busy = try await aliceSocket.request(
+                "Presence.update", data: [["operation": "set", "property": "status", "value": "busy"]])
+            #expect(busy["success"] == .bool(true))
+            #expect(try await presence(of: "alice", on: bobSocket) == "busy")
+            _ = try await aliceSocket.request(
+                "Presence.update", data: [["operation": "set", "property": "status", "value": "invisible"]])
+            #expect(try await presence(of: "alice", on: bobSocket) == "offline")
+            #expect(try await presence(of: "alice", on: aliceSocket) == "busy")
+            #expect(try await presence(of: "alice", on: aliceSocket) == "invisible")
+
+            let synced = try await bobSocket.request("Presence.sync", data: ["ids": ["layer:///identities/alice"]])
+            let change = try #require(synced["data"]?["changes"]?.arrayValue?.first)
+            #expect(change["object"]?["id"] == "layer:///identities/alice")
+            #expect(change["data"]?.arrayValue?.first { $0["property"] == "presence.status" }?["value"] == "offline")
+
+            let bad = try await aliceSocket.request(
+                "Presence.update", data: [["operation": "set", "property": "status", "value": "asleep"]])
+            #expect(bad["data"]?["data"]?["property"] == "status")
+            let none = try await aliceSocket.request("Presence.update", data: [:])
+            #expect(none["data"]?["id"] == "missing_property")
+            #expect(try await aliceSocket.request("Presence.subscribe")["success"] == .bool(true))
+
+            await aliceSocket.close()
+            #expect(try await presence(of: "alice", on: bobSocket) == "offline")
+            let back = try await harness.socket(alice)
+            #expect(try await presence(of: "alice", on: bobSocket) == "offline", "she is still invisible")
+            _ = try await back.request("Presence.update", data: [["operation": "set", "property": "status", "value": "auto"]])
+            #expect(try await presence(of: "alice", on: back) == "invisible")
+            await back.close()
+            await bobSocket.close()
+        }
+    }
+
+    @Test("Identity changes made by the backend are pushed to the user and those who share a conversation, and to nobody else")
+    func identityChanges() async throws {
+        try await SyncHarness.run(settings: quickPush) { harness in
+            let alice = try await harness.user("alice")
+            let bob = try await harness.user("bob")
+            let stranger = try await harness.user("stranger")
+            _ = try await alice.conversation(with: ["bob"])
+            let api = try await ServerAPICalls(harness)
+            let bobSocket = try await harness.socket(bob)
+            let strangerSocket = try await harness.socket(stranger)
+            _ = try await bobSocket.change("update", "Identity")
+
+            let patched = try await api.patch(
+                "/users/alice/identity", [["operation": "set", "property": "display_name", "value": "Alice A."]])
+            #expect(patched.status == 204)
+            let update = try await bobSocket.next { $0["body"]?["object"]?["id"] == "layer:///identities/alice" }
+            #expect(update["body"]?["operation"] == "update")
+            #expect(value(update, "display_name") == "Alice A.")
+
+            #expect(try await api.delete("/users/alice/identity").status == 204)
+            let deleted = try await bobSocket.change("delete", "Identity")
+            #expect(deleted["body"]?["object"]?["id"] == "layer:///identities/alice")
+            #expect(deleted["body"]?["data"] == .null)
+            let leaked = try? await strangerSocket.next(timeout: .milliseconds(300)) {
+                $0["body"]?["object"]?["id"] == "layer:///identities/alice"
+            }
+            #expect(leaked == nil)
+            await bobSocket.close()
+            await strangerSocket.close()
+        }
+    }
+}
