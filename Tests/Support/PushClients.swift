@@ -120,7 +120,7 @@ public final class TestWebSocket: Sendable {
             fields[fieldName] = value
         }
         let configuration = WebSocketClientConfiguration(
-            maxFrameSize: 1 << 20, additionalHeaders: fields, closeTimeout: .seconds(5), autoPing: .disabled)
+            maxFrameSize: 1 << 20, additionalHeaders: fields, closeTimeout: .seconds(1), autoPing: .disabled)
         let inbox = PushInbox<JSONValue>()
         // The handler hands its writer out through this stream; the stream ends if `run` ends first.
         let (started, startedContinuation) = AsyncThrowingStream.makeStream(of: WebSocketOutboundWriter.self)

@@ -95,6 +95,9 @@ struct WebSocketController {
         } catch {
             let apiError = ErrorMiddleware(routes: RouteTable()).apiError(for: error, request: request, context: requestContext)
             let reason = String("\(apiError.body.id): \(apiError.body.message)".utf8.prefix(120)) ?? apiError.body.id
+            // Some clients start reading frames only after they report the socket open: a close
+            // sent in the same instant as the upgrade can be lost to them.
+            try await Task.sleep(for: .milliseconds(100))
             try await outbound.close(.unknown(4000 + UInt16(apiError.status.code)), reason: reason)
             return
         }
