@@ -181,12 +181,12 @@ public final class TestWebSocket: Sendable {
     }
 
     /// The next packet in arrival order.
-    public func next(timeout: Duration = .seconds(5)) async throws -> JSONValue {
+    public func next(timeout: Duration = .seconds(10)) async throws -> JSONValue {
         try await next(timeout: timeout, where: { _ in true })
     }
 
     /// The next packet matching `predicate`; packets before it are dropped.
-    public func next(timeout: Duration = .seconds(5), where predicate: (JSONValue) -> Bool) async throws -> JSONValue {
+    public func next(timeout: Duration = .seconds(10), where predicate: (JSONValue) -> Bool) async throws -> JSONValue {
         try await inbox.wait(timeout: timeout, for: "a WebSocket packet") { s in
             while !s.items.isEmpty {
                 let packet = s.items.removeFirst()
@@ -200,7 +200,7 @@ public final class TestWebSocket: Sendable {
     /// Sends a request packet and returns the `body` of its response. Other packets that arrive
     /// meanwhile stay buffered for `next`.
     public func request(
-        _ method: String, objectID: String? = nil, data: JSONValue? = nil, timeout: Duration = .seconds(5)
+        _ method: String, objectID: String? = nil, data: JSONValue? = nil, timeout: Duration = .seconds(10)
     ) async throws -> JSONValue {
         let id = "r\(requestCounter.withLock { $0 += 1; return $0 })"
         var body: [String: JSONValue] = ["request_id": .string(id), "method": .string(method)]
@@ -218,7 +218,7 @@ public final class TestWebSocket: Sendable {
     }
 
     /// Waits until the server closes the socket. `code` is nil if it dropped without a close frame.
-    public func closed(timeout: Duration = .seconds(5)) async throws -> (code: Int?, reason: String?) {
+    public func closed(timeout: Duration = .seconds(10)) async throws -> (code: Int?, reason: String?) {
         let frame = try await inbox.wait(timeout: timeout, for: "the server to close the WebSocket") { s in
             s.ended ? Optional(s.closeFrame) : nil
         }
@@ -380,12 +380,12 @@ public final class TestEventStream: Sendable {
     /// Keep-alive comment lines seen so far.
     public var commentCount: Int { inbox.read { $0.comments } }
 
-    public func next(timeout: Duration = .seconds(5)) async throws -> SSEEvent {
+    public func next(timeout: Duration = .seconds(10)) async throws -> SSEEvent {
         try await next(timeout: timeout, where: { _ in true })
     }
 
     /// The next event matching `predicate`; events before it are dropped.
-    public func next(timeout: Duration = .seconds(5), where predicate: (SSEEvent) -> Bool) async throws -> SSEEvent {
+    public func next(timeout: Duration = .seconds(10), where predicate: (SSEEvent) -> Bool) async throws -> SSEEvent {
         try await inbox.wait(timeout: timeout, for: "a server-sent event") { s in
             while !s.items.isEmpty {
                 let event = s.items.removeFirst()
@@ -397,7 +397,7 @@ public final class TestEventStream: Sendable {
     }
 
     /// Returns when at least one more comment line arrived than had when called.
-    public func waitForComment(timeout: Duration = .seconds(5)) async throws {
+    public func waitForComment(timeout: Duration = .seconds(10)) async throws {
         let seen = commentCount
         try await inbox.wait(timeout: timeout, for: "a keep-alive comment") { s in
             if s.comments > seen { return () }
@@ -407,7 +407,7 @@ public final class TestEventStream: Sendable {
     }
 
     /// True if the stream ended (by the server, or by `close`) within `timeout`.
-    public func ended(timeout: Duration = .seconds(5)) async throws -> Bool {
+    public func ended(timeout: Duration = .seconds(10)) async throws -> Bool {
         do {
             return try await inbox.wait(timeout: timeout, for: "the event stream to end") { $0.ended ? true : nil }
         } catch is PushTimeout {

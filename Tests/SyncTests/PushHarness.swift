@@ -11,7 +11,7 @@ import Testing
 /// Push settings quick enough for tests: short stalls, typing steps and keep-alives.
 let quickPush = SyncSettings(
     push: PushSettings(
-        buffer: 16, heartbeat: .seconds(30), keepAlive: .milliseconds(300), stallTimeout: .seconds(1),
+        buffer: 16, heartbeat: .seconds(30), keepAlive: .milliseconds(300), stallTimeout: .seconds(2),
         sessionCheck: .milliseconds(300), typingTimeout: .milliseconds(400)))
 
 extension SyncHarness {
@@ -45,7 +45,7 @@ extension SyncHarness {
 
 extension TestWebSocket {
     /// The next `change` packet whose object has this type (skipping others).
-    func change(_ operation: String, _ type: String, timeout: Duration = .seconds(5)) async throws -> JSONValue {
+    func change(_ operation: String, _ type: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
         try await next(timeout: timeout) { packet in
             packet["type"]?.stringValue == "change" && packet["body"]?["operation"]?.stringValue == operation
                 && packet["body"]?["object"]?["type"]?.stringValue == type

@@ -91,8 +91,8 @@ struct Push: Sendable {
     }
 }
 
-/// The timers of push, one loop for all connections: disconnects devices whose outbox stayed
-/// full, whose session expired or was revoked; keeps event streams alive; moves silent typists
+/// The timers of push, one loop for all connections: disconnects devices stuck with a full
+/// outbox, whose session expired or was revoked; keeps event streams alive; moves silent typists
 /// on; refreshes this replica's row.
 struct PushMaintenance: Service {
     let push: Push
@@ -108,7 +108,7 @@ struct PushMaintenance: Service {
             try? await Task.sleep(for: tick)
             let now = ContinuousClock.now
             for device in push.hub.allDevices {
-                if let full = device.fullFor(now: now), full >= settings.stallTimeout { device.close(.fellBehind) }
+                if let stuck = device.stuckFor(now: now), stuck >= settings.stallTimeout { device.close(.fellBehind) }
             }
             for relay in push.typing.advance(now: now) {
                 _ = try? await PushChannel.publish(

@@ -101,6 +101,7 @@ final class PushDevice: Sendable {
         var seq: Int64
         var queued = 0
         var fullSince: ContinuousClock.Instant?
+        var lastSent: ContinuousClock.Instant?
         var closeReason: PushCloseReason?
         var onClose: (@Sendable (PushCloseReason) -> Void)?
     }
@@ -136,9 +137,12 @@ final class PushDevice: Sendable {
         }
     }
 
-    /// How long the outbox has been full, if it is.
-    func fullFor(now: ContinuousClock.Instant) -> Duration? {
-        state.withLock { state in state.fullSince.map { now - $0 } }
+    /// How long the device has been stuck: its outbox full and nothing sent meanwhile. A slow
+    /// client that keeps reading is never stuck; its backlog waits in the changelog.
+    func stuckFor(now: ContinuousClock.Instant) -> Duration? {
+        state.withLock { state in
+            state.fullSince.map { full in now - max(full, state.lastSent ?? full) }
+        }
     }
 
     /// Queues the change if it is the device's next one; false when the outbox is full, in which
@@ -194,6 +198,7 @@ final class PushDevice: Sendable {
     func sent() -> Bool {
         state.withLock { state in
             state.queued -= 1
+            state.lastSent = .now
             guard state.fullSince != nil, state.queued <= capacity / 2 else { return false }
             state.fullSince = nil
             return true

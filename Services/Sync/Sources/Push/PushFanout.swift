@@ -43,9 +43,16 @@ struct PushFanout: Service {
             }
             guard let urls = devices.values.first?.first?.urls else { continue }
             let positions = devices.map { (user: $0.key, seq: $0.value.map(\.seq).min()!) }
+            let started = ContinuousClock.now
             let rendered = try await store.read(logger: logger) { connection in
                 try await render(app: app, after: positions, urls: urls, connection)
             }
+            logger.debug(
+                "Push round",
+                metadata: [
+                    "users": "\(positions.count)", "changes": "\(rendered.values.map(\.count).reduce(0, +))",
+                    "duration": "\(ContinuousClock.now - started)",
+                ])
             var again: [UserKey] = []
             for (user, changes) in rendered {
                 for device in devices[user] ?? [] {

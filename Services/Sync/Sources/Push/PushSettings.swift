@@ -3,7 +3,7 @@ import LayerServer
 /// How push connections behave. Environment: `LAYER_PUSH_BUFFER` (packets a device may have
 /// queued), `LAYER_PUSH_HEARTBEAT` (seconds between WebSocket pings; a socket that misses a pong
 /// is closed), `LAYER_EVENTS_KEEPALIVE` (seconds between SSE comments), `LAYER_PUSH_STALL_TIMEOUT`
-/// (seconds a device may keep a full outbox before it is disconnected), `LAYER_PUSH_SESSION_CHECK`
+/// (seconds a device may keep a full outbox without taking anything from it before it is disconnected), `LAYER_PUSH_SESSION_CHECK`
 /// (seconds between checks that each connection's session is still alive).
 public struct PushSettings: Sendable {
     public var buffer: Int
