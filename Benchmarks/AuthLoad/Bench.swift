@@ -16,16 +16,22 @@ import _CryptoExtras
 ///
 ///     swift run -c release layer-bench [--clients 8] [--sessions 4000] [--seconds 5]
 ///     swift run -c release layer-bench sync [--clients 16] [--seconds 5]
+///     swift run -c release layer-bench push [--sockets 500] [--seconds 10] [--rates 200,1000] [--idle-sockets 2000]
 ///
 /// With `sync`, the sync service runs beside the auth service (as in `layer dev`) and the sync
-/// figures are measured instead.
+/// figures are measured instead; with `push`, the WebSocket latency and memory (PushBench.swift).
 @main
 struct Bench {
     static func main() async throws {
         var arguments = CommandLine.arguments.dropFirst()
-        let syncMode = arguments.first == "sync"
-        if syncMode { arguments = arguments.dropFirst() }
-        let options = Options(arguments)
+        let mode = ["sync", "push"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
+        let syncMode = mode != "auth"
+        var options = Options(arguments)
+        if mode == "push" {
+            // Open-loop sends need more connections than the closed-loop figures, and longer steps.
+            if !arguments.contains("--clients") { options.clients = 32 }
+            if !arguments.contains("--seconds") { options.seconds = 10 }
+        }
         var logger = Logger(label: "bench")
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-bench-\(getpid())")
@@ -68,7 +74,13 @@ struct Bench {
             let runner = Runner(
                 base: "http://127.0.0.1:\(port)", operatorToken: operatorToken, internalToken: server.internalToken,
                 options: options, http: http)
-            if syncMode {
+            if mode == "push" {
+                let (app, signer) = try await runner.registerApp()
+                let sync = SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app)
+                try await PushRunner(
+                    sync: sync, base: runner.base, database: database, internalToken: server.internalToken, logger: logger
+                ).run()
+            } else if syncMode {
                 let (app, signer) = try await runner.registerApp()
                 try await SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app).run()
                 try await idleMemory(of: "layer-sync", database: database, authURL: selfURL.get(), logger: logger)
@@ -150,6 +162,10 @@ struct Options {
     var sessions = 4000
     var seconds = 5.0
     var connections = 20
+    /// `push`: WebSockets of the latency steps, send rates per second, idle WebSockets for memory.
+    var sockets = 500
+    var rates = [200, 1000]
+    var idleSockets = 2000
 
     init(_ arguments: ArraySlice<String>) {
         var arguments = arguments
@@ -160,6 +176,9 @@ struct Options {
             case "--sessions": sessions = Int(value) ?? sessions
             case "--seconds": seconds = Double(value) ?? seconds
             case "--connections": connections = Int(value) ?? connections
+            case "--sockets": sockets = Int(value) ?? sockets
+            case "--rates": rates = value.split(separator: ",").compactMap { Int($0) }
+            case "--idle-sockets": idleSockets = Int(value) ?? idleSockets
             default: print("unknown option \(flag)")
             }
         }

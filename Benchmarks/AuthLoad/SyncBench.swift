@@ -143,11 +143,16 @@ struct SyncRunner {
         return "/" + id.dropFirst("layer:///".count)
     }
 
-    func send(session: String, conversation: String, text: String) async throws {
+    /// Sends a text message; returns its id (`layer:///messages/…`) from the 201.
+    @discardableResult
+    func send(session: String, conversation: String, text: String) async throws -> String {
         let answer = try await runner.call(
             .POST, conversation + "/messages", json: ["parts": [["mime_type": "text/plain", "body": .string(text)]]],
             session: session)
-        guard answer.status == 201 else { throw BenchError("sending answered \(answer.status)") }
+        guard answer.status == 201, let id = answer.json?["id"]?.stringValue else {
+            throw BenchError("sending answered \(answer.status)")
+        }
+        return id
     }
 
     func sync(session: String, anchor: JSONValue, limit: Int) async throws -> JSONValue {

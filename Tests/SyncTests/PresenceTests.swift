@@ -10,12 +10,23 @@ struct PresenceTests {
         packet["body"]?["data"]?.arrayValue?.first { $0["property"]?.stringValue == property }?["value"]
     }
 
-    private func presence(of user: String, on socket: TestWebSocket) async throws -> String? {
-        let packet = try await socket.next { packet in
-            packet["body"]?["object"]?["id"]?.stringValue == LayerID.identity(userID: user)
-                && packet["body"]?["data"]?.arrayValue?.contains { $0["property"] == "presence.status" } == true
+    /// Waits for `user`'s presence to be pushed to `socket` as `status`; the status it saw last
+    /// if that never comes.
+    private func presence(of user: String, on socket: TestWebSocket, is status: String) async throws -> Bool {
+        var last: String?
+        do {
+            _ = try await socket.next { packet in
+                guard packet["body"]?["object"]?["id"]?.stringValue == LayerID.identity(userID: user),
+                    let seen = value(packet, "presence.status")?.stringValue
+                else { return false }
+                last = seen
+                return seen == status
+            }
+            return true
+        } catch {
+            Issue.record("\(user)'s presence never became \(status) (last seen: \(last ?? "none"))")
+            return false
         }
-        return value(packet, "presence.status")?.stringValue
     }
 
     @Test("A chosen status reaches those who share a conversation; invisible looks offline to them but not to its owner; auto restores the last choice")
@@ -26,18 +37,17 @@ struct PresenceTests {
             _ = try await alice.conversation(with: ["bob"])
             let bobSocket = try await harness.socket(bob)
             let aliceSocket = try await harness.socket(alice)
-            #expect(try await presence(of: "alice", on: bobSocket) == "available")
-            #expect(try await presence(of: "alice", on: aliceSocket) == "available")
+            #expect(try await presence(of: "alice", on: bobSocket, is: "available"))
 
             let busy = try await aliceSocket.request(
                 "Presence.update", data: [["operation": "set", "property": "status", "value": "busy"]])
             #expect(busy["success"] == .bool(true))
-            #expect(try await presence(of: "alice", on: bobSocket) == "busy")
+            #expect(try await presence(of: "alice", on: bobSocket, is: "busy"))
             _ = try await aliceSocket.request(
                 "Presence.update", data: [["operation": "set", "property": "status", "value": "invisible"]])
-            #expect(try await presence(of: "alice", on: bobSocket) == "offline")
-            #expect(try await presence(of: "alice", on: aliceSocket) == "busy")
-            #expect(try await presence(of: "alice", on: aliceSocket) == "invisible")
+            #expect(try await presence(of: "alice", on: bobSocket, is: "offline"))
+            #expect(try await presence(of: "alice", on: aliceSocket, is: "busy"))
+            #expect(try await presence(of: "alice", on: aliceSocket, is: "invisible"))
 
             let synced = try await bobSocket.request("Presence.sync", data: ["ids": ["layer:///identities/alice"]])
             let change = try #require(synced["data"]?["changes"]?.arrayValue?.first)
@@ -52,11 +62,11 @@ struct PresenceTests {
             #expect(try await aliceSocket.request("Presence.subscribe")["success"] == .bool(true))
 
             await aliceSocket.close()
-            #expect(try await presence(of: "alice", on: bobSocket) == "offline")
+            #expect(try await presence(of: "alice", on: bobSocket, is: "offline"))
             let back = try await harness.socket(alice)
-            #expect(try await presence(of: "alice", on: bobSocket) == "offline", "she is still invisible")
+            #expect(try await presence(of: "alice", on: bobSocket, is: "offline"), "she is still invisible")
             _ = try await back.request("Presence.update", data: [["operation": "set", "property": "status", "value": "auto"]])
-            #expect(try await presence(of: "alice", on: back) == "invisible")
+            #expect(try await presence(of: "alice", on: back, is: "invisible"))
             await back.close()
             await bobSocket.close()
         }
@@ -72,7 +82,6 @@ struct PresenceTests {
             let api = try await ServerAPICalls(harness)
             let bobSocket = try await harness.socket(bob)
             let strangerSocket = try await harness.socket(stranger)
-            _ = try await bobSocket.change("update", "Identity")
 
             let patched = try await api.patch(
                 "/users/alice/identity", [["operation": "set", "property": "display_name", "value": "Alice A."]])

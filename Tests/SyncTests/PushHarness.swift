@@ -17,10 +17,16 @@ let quickPush = SyncSettings(
 extension SyncHarness {
     var webSocketBase: String { fixture.server.baseURL.replacingOccurrences(of: "http://", with: "ws://") }
 
-    /// Opens a WebSocket as `user` (with the session token in the query).
-    func socket(_ user: UserClient, query: String = "", subprotocol: String? = "layer-3.0") async throws -> TestWebSocket {
-        try await TestWebSocket.connect(
+    /// Opens a WebSocket as `user` (with the session token in the query). With `ready`, it
+    /// first makes one request round trip: the WebSocket client can miss frames that arrive in
+    /// the instant after the upgrade, before it reads, so tests start once it surely reads.
+    func socket(
+        _ user: UserClient, query: String = "", subprotocol: String? = "layer-3.0", ready: Bool = true
+    ) async throws -> TestWebSocket {
+        let socket = try await TestWebSocket.connect(
             url: "\(webSocketBase)/websocket?session_token=\(user.token)\(query)", subprotocol: subprotocol)
+        if ready { _ = try await socket.request("Counter.read") }
+        return socket
     }
 
     /// Opens the event stream as `user`.

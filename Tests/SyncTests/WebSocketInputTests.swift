@@ -30,7 +30,7 @@ struct WebSocketInputTests {
         try await SyncHarness.run(settings: quickPush) { harness in
             let alice = try await harness.user("alice")
             for offered in [nil, "layer-1.0", "chat, superchat"] as [String?] {
-                let socket = try await harness.socket(alice, subprotocol: offered)
+                let socket = try await harness.socket(alice, subprotocol: offered, ready: false)
                 let closed = try await socket.closed()
                 #expect(closed.code == 4406, "offered \(offered ?? "nothing")")
                 #expect(closed.reason?.hasPrefix("invalid_header") == true)
@@ -54,7 +54,7 @@ struct WebSocketInputTests {
             #expect(plain.status == 400)
             #expect(plain.errorID == "invalid_request")
             for anchor in ["5", "-1", "x"] {
-                let socket = try await harness.socket(alice, query: "&anchor=\(anchor)")
+                let socket = try await harness.socket(alice, query: "&anchor=\(anchor)", ready: false)
                 let closed = try await socket.closed()
                 #expect(closed.code == 4422, "anchor \(anchor)")
                 #expect(closed.reason?.hasPrefix("invalid_property") == true)
@@ -67,7 +67,6 @@ struct WebSocketInputTests {
         try await SyncHarness.run(settings: quickPush) { harness in
             let alice = try await harness.user("alice")
             let socket = try await harness.socket(alice)
-            _ = try await socket.change("update", "Identity")
             func nextError() async throws -> JSONValue {
                 let packet = try await socket.next { $0["type"] == "response" }
                 #expect(packet["body"]?["success"] == .bool(false))

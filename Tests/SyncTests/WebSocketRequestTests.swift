@@ -67,7 +67,7 @@ struct WebSocketRequestTests {
             let created = try await socket.change("create", "Message")
             #expect(created["body"]?["data"]?["parts"]?.arrayValue?.first?["body"] == "quiet")
             let responses = try await socket.request("Counter.read")
-            #expect(responses["request_id"] == "r1", "the first response is the Counter.read's own")
+            #expect(responses["request_id"] == "r2", "the next response is the Counter.read's own")
             await socket.close()
         }
     }

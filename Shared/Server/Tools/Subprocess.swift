@@ -15,6 +15,9 @@ public enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of ours: a child holding our listening socket or database connections
+        // would keep the port busy and the connections open after we are gone.
+        closeInheritedDescriptors(&actions)
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -51,4 +54,12 @@ public enum Subprocess {
 
 public struct SubprocessError: Error, CustomStringConvertible {
     public let description: String
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+/// module does not declare; looked up at run time, and skipped where it does not exist.
+private func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
+    _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
 }

@@ -72,28 +72,36 @@ struct WebSocketController {
         return anchor
     }
 
+    /// Admits the upgrade and registers the device.
+    private func open(
+        _ request: Request, context: LayerRequestContext
+    ) async throws -> (device: PushDevice, session: AuthenticatedSession, context: LayerRequestContext) {
+        let (admitted, seq) = try await admit(request, context: context)
+        guard let session = admitted.session,
+            case .sessionToken(let token) = LayerAuthorization(request: request, allowsQueryToken: true)
+        else {
+            throw APIError(.authenticationRequired, "A WebSocket needs a session token, not an identity token.")
+        }
+        let device = try await push.open(
+            .webSocket, session: session, token: token, urls: service.urls(request), after: seq, logger: admitted.logger)
+        return (device, session, admitted)
+    }
+
     private func run(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
         context: WebSocketRouterContext<LayerRequestContext>
     ) async throws {
         let request = context.request
-        var requestContext = context.requestContext
-        let logger = requestContext.logger
-        let device: PushDevice
-        let session: AuthenticatedSession
+        let logger = context.requestContext.logger
+        let opened: (device: PushDevice, session: AuthenticatedSession, context: LayerRequestContext)
         do {
-            let (admitted, seq) = try await admit(request, context: requestContext)
-            requestContext = admitted
-            guard let caller = admitted.session,
-                case .sessionToken(let token) = LayerAuthorization(request: request, allowsQueryToken: true)
-            else {
-                throw APIError(.authenticationRequired, "A WebSocket needs a session token, not an identity token.")
-            }
-            session = caller
-            device = try await push.open(
-                .webSocket, session: caller, token: token, urls: service.urls(request), after: seq, logger: logger)
+            // Deep work (the session check over HTTP, the database) runs in a task of its own:
+            // a task keeps the memory of its deepest call chain until it ends, and this one
+            // lives as long as the connection.
+            opened = try await Task { try await open(request, context: context.requestContext) }.value
         } catch {
-            let apiError = ErrorMiddleware(routes: RouteTable()).apiError(for: error, request: request, context: requestContext)
+            let apiError = ErrorMiddleware(routes: RouteTable())
+                .apiError(for: error, request: request, context: context.requestContext)
             let reason = String("\(apiError.body.id): \(apiError.body.message)".utf8.prefix(120)) ?? apiError.body.id
             // Some clients start reading frames only after they report the socket open: a close
             // sent in the same instant as the upgrade can be lost to them.
@@ -101,6 +109,7 @@ struct WebSocketController {
             try await outbound.close(.unknown(4000 + UInt16(apiError.status.code)), reason: reason)
             return
         }
+        let (device, session, requestContext) = opened
         let channel = requestContext.channel
         // A client too far behind is most likely not reading at all: a close frame would not get
         // through, so the connection is cut.
@@ -110,20 +119,19 @@ struct WebSocketController {
         do {
             // On SIGTERM the server drains its connections: a socket is told it is going away.
             try await withGracefulShutdownHandler {
+                // The writer runs beside; this task, which exists anyway, reads.
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await write(device, to: outbound) }
-                group.addTask {
+                    group.addTask { try await write(device, to: outbound) }
                     for try await message in inbound.messages(maxSize: push.settings.maxFrame) {
                         guard case .text(let text) = message else {
                             guard requests.fail(nil, nil, APIError(.invalidRequest, "Packets are JSON text frames, not binary."))
                             else { break }
                             continue
                         }
-                        guard await requests.handle(text) else { break }
+                        // In a task of its own, for the same reason as the upgrade's checks.
+                        guard await Task(operation: { await requests.handle(text) }).value else { break }
                     }
-                }
-                try await group.next()
-                group.cancelAll()
+                    group.cancelAll()
                 }
             } onGracefulShutdown: {
                 device.close(.shuttingDown)
@@ -131,7 +139,7 @@ struct WebSocketController {
         } catch {
             logger.debug("WebSocket ended", metadata: ["error": "\(error)"])
         }
-        await push.close(device, logger: logger)
+        await Task { await push.close(device, logger: logger) }.value
     }
 
     /// Writes what is queued for the device, each packet with the connection's next counter.
