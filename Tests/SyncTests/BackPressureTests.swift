@@ -54,6 +54,25 @@ struct BackPressureTests {
         }
     }
 
+    @Test("Heartbeats find a socket whose client no longer answers, even when nothing is sent to it")
+    func deadConnection() async throws {
+        var settings = quickPush
+        settings.push.heartbeat = .milliseconds(300)
+        try await SyncHarness.run(settings: settings) { harness in
+            let ghost = try await harness.user("ghost")
+            let silent = try StalledWebSocket(port: harness.fixture.server.port, token: ghost.token)
+            defer { silent.close() }
+            try await waitFor(devices: 1, of: "ghost", harness)
+            // Nothing is pushed to it; only its missing pongs give it away.
+            try await waitFor(devices: 0, of: "ghost", harness)
+            // A client that answers pings stays.
+            let alive = try await harness.socket(ghost)
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await alive.request("Counter.read")["success"] == .bool(true))
+            await alive.close()
+        }
+    }
+
     @Test("A socket and an event stream end when their session is deleted")
     func sessionEnds() async throws {
         var server = ServerSettings(internalToken: Secrets.randomToken())
