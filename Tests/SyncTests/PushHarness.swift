@@ -29,7 +29,7 @@ extension SyncHarness {
         // A frame in that instant, either way, may be lost: ask again until one is answered.
         for attempt in 1...10 {
             do {
-                _ = try await socket.request("Counter.read", timeout: .seconds(1))
+                _ = try await socket.request("Counter.read", timeout: .seconds(3))
                 return socket
             } catch is PushTimeout where attempt < 10 {
                 continue

@@ -68,7 +68,7 @@ struct WebSocketInputTests {
             let alice = try await harness.user("alice")
             let socket = try await harness.socket(alice)
             func nextError() async throws -> JSONValue {
-                let packet = try await socket.next { $0["type"] == "response" }
+                let packet = try await socket.next { $0["type"] == "response" && $0["body"]?["success"] == .bool(false) }
                 #expect(packet["body"]?["success"] == .bool(false))
                 return packet["body"]?["data"] ?? .null
             }
@@ -81,7 +81,7 @@ struct WebSocketInputTests {
             try await socket.send(["type": "request", "body": ["request_id": "bad id!", "method": "Counter.read"]])
             #expect(try await nextError()["data"]?["property"] == "request_id")
             try await socket.send(["type": "request", "body": ["request_id": "r-x", "method": "Teleport.now"]])
-            let unknown = try await socket.next { $0["type"] == "response" }
+            let unknown = try await socket.next { $0["type"] == "response" && $0["body"]?["request_id"] == "r-x" }
             #expect(unknown["body"]?["request_id"] == "r-x")
             #expect(unknown["body"]?["success"] == .bool(false))
             #expect(unknown["body"]?["data"]?["id"] == "invalid_endpoint")
@@ -125,7 +125,7 @@ struct WebSocketInputTests {
                     "type": "typing_indicator", "object": ["id": .string(conversation)], "data": ["action": "started"],
                 ],
             ])
-            let typing = try await socket.next { $0["type"] == "response" }
+            let typing = try await socket.next { $0["type"] == "response" && $0["body"]?["success"] == .bool(false) }
             #expect(typing["body"]?["data"]?["id"] == "not_found")
             let bad = try await socket.request("Message.create", objectID: "layer:///conversations/nope", data: ["parts": []])
             #expect(bad["data"]?["data"]?["property"] == "object_id")

@@ -41,7 +41,7 @@ struct WebSocketTests {
             for _ in 0..<2 {
                 let socket = try await harness.socket(alice, ready: false)
                 try await socket.send(["type": "request", "body": ["request_id": "c0", "method": "Counter.read"]])
-                let response = try await socket.next { $0["type"] == "response" }
+                let response = try await socket.next { $0["type"] == "response" && $0["body"]?["request_id"] == "c0" }
                 // Alice's own presence may come first (offline as her last socket left, available
                 // as this one came): at most two packets. The connection before sent at least
                 // four, so a small counter means counting started again from 0.
