@@ -66,7 +66,7 @@ struct WebSocketRequestTests {
             ])
             let created = try await socket.change("create", "Message")
             #expect(created["body"]?["data"]?["parts"]?.arrayValue?.first?["body"] == "quiet")
-            let stray = try? await socket.next(timeout: .milliseconds(300)) { $0["type"] == "response" }
+            let stray = try? await socket.next(timeout: .milliseconds(300)) { $0["type"] == "response" && $0["body"]?["method"] == "Message.create" }
             #expect(stray == nil, "no response to a request without request_id")
             await socket.close()
         }
