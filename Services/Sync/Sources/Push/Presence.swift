@@ -50,10 +50,10 @@ struct Presence: Sendable {
     func changes(app: UUID, users: [String], viewer: String, urls: URLBuilder, logger: Logger) async throws -> [JSONValue] {
         guard !users.isEmpty else { return [] }
         let chosen = try await store.chosenPresence(app: app, users: users, logger: logger)
+        let online = try await store.liveDevices(app: app, users: users, kind: .webSocket, logger: logger)
         var result: [JSONValue] = []
         for user in users {
-            let online = try await store.liveDevices(app: app, users: [user], kind: .webSocket, logger: logger) > 0
-            var status = online ? (chosen[user]?.status ?? "available") : "offline"
+            var status = online[user] != nil ? (chosen[user]?.status ?? "available") : "offline"
             if status == "invisible", user != viewer { status = "offline" }
             let body = Self.change(user: user, status: status, seen: chosen[user]?.seen, urls: urls).body
             result.append(JSONValue(jsonText: body) ?? .null)

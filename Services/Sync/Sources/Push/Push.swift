@@ -31,7 +31,7 @@ struct Push: Sendable {
     func services(logger: Logger) -> [any Service] {
         [
             PushListener(hub: hub, postgres: postgres, logger: logger),
-            PushFanout(hub: hub, store: store, links: links, batch: settings.batch, logger: logger),
+            PushFanout(push: self, logger: logger),
             PushMaintenance(push: self, logger: logger),
         ]
     }

@@ -162,14 +162,12 @@ final class PushDevice: Sendable {
         }
     }
 
-    /// Queues an ephemeral packet; dropped when the outbox is full. Returns whether it was queued.
-    @discardableResult
-    func offer(_ packet: EphemeralPacket) -> Bool {
+    /// Queues an ephemeral packet; dropped when the outbox is full.
+    func offer(_ packet: EphemeralPacket) {
         state.withLock { state in
-            guard state.closeReason == nil, state.queued < capacity else { return false }
+            guard state.closeReason == nil, state.queued < capacity else { return }
             state.queued += 1
             outbox.yield(.ephemeral(packet))
-            return true
         }
     }
 

@@ -11,12 +11,10 @@ import ServiceLifecycle
 /// never skips a change: it takes them strictly in order, or stops taking them while its outbox
 /// is full and is looked at again when it has drained.
 struct PushFanout: Service {
-    let hub: PushHub
-    let store: SyncStore
-    let links: ContentLinks
-    /// Changes read per user and round; a user with more is taken again in the next round.
-    let batch: Int
+    let push: Push
     let logger: Logger
+
+    private var hub: PushHub { push.hub }
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -44,8 +42,8 @@ struct PushFanout: Service {
             guard let urls = devices.values.first?.first?.urls else { continue }
             let positions = devices.map { (user: $0.key, seq: $0.value.map(\.seq).min()!) }
             let started = ContinuousClock.now
-            let rendered = try await store.read(logger: logger) { connection in
-                try await render(app: app, after: positions, urls: urls, connection)
+            let rendered = try await push.store.read(logger: logger) { connection in
+                try await push.render(app: app, after: positions, urls: urls, connection, logger)
             }
             logger.debug(
                 "Push round",
@@ -58,24 +56,28 @@ struct PushFanout: Service {
                 for device in devices[user] ?? [] {
                     for change in changes where !device.offer(change) { break }
                 }
-                if changes.count == batch { again.append(UserKey(app: app, user: user)) }
+                if changes.count == push.settings.batch { again.append(UserKey(app: app, user: user)) }
             }
             hub.markWaiting(again)
         }
     }
+}
 
+/// Rendering changelog rows for devices: by the fan-out, and again for `Event.replay`.
+extension Push {
     /// One user's changes after `seq`, one batch of them, rendered.
-    func rendered(app: UUID, user: String, after seq: Int64, urls: URLBuilder) async throws -> [RenderedChange] {
+    func rendered(app: UUID, user: String, after seq: Int64, urls: URLBuilder, logger: Logger) async throws -> [RenderedChange] {
         try await store.read(logger: logger) { connection in
-            try await render(app: app, after: [(user, seq)], urls: urls, connection)[user] ?? []
+            try await render(app: app, after: [(user, seq)], urls: urls, connection, logger)[user] ?? []
         }
     }
 
     /// The changes after each position, rendered for their user, in seq order per user.
-    private func render(
-        app: UUID, after positions: [(user: String, seq: Int64)], urls: URLBuilder, _ connection: PostgresConnection
+    func render(
+        app: UUID, after positions: [(user: String, seq: Int64)], urls: URLBuilder, _ connection: PostgresConnection,
+        _ logger: Logger
     ) async throws -> [String: [RenderedChange]] {
-        let entries = try await store.changelog(app: app, after: positions, limit: batch, connection, logger)
+        let entries = try await store.changelog(app: app, after: positions, limit: settings.batch, connection, logger)
         guard !entries.isEmpty else { return [:] }
         let presenter = Presenter(app: app, viewer: nil, urls: urls, links: links, connection: connection, logger: logger)
         let operations = try await store.operations(entries, presenter: presenter, logger)

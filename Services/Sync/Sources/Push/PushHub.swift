@@ -30,14 +30,10 @@ final class PushHub: Sendable {
         markWaiting([device.key])
     }
 
-    /// Removes a device; true when it was the user's last one here.
-    @discardableResult
-    func remove(_ device: PushDevice) -> Bool {
+    func remove(_ device: PushDevice) {
         state.withLock { state in
             state.users[device.key]?[device.id] = nil
-            guard state.users[device.key]?.isEmpty ?? false else { return false }
-            state.users[device.key] = nil
-            return true
+            if state.users[device.key]?.isEmpty ?? false { state.users[device.key] = nil }
         }
     }
 
@@ -96,13 +92,10 @@ final class PushHub: Sendable {
         for device in devices { device.close(.shuttingDown) }
     }
 
-    /// Offers an ephemeral packet to every device of these users here; how many took it.
-    @discardableResult
-    func deliver(_ packet: EphemeralPacket, to keys: some Sequence<UserKey>) -> Int {
-        var reached = 0
+    /// Offers an ephemeral packet to every device of these users here (dropped by a full one).
+    func deliver(_ packet: EphemeralPacket, to keys: some Sequence<UserKey>) {
         for key in Set(keys) {
-            for device in devices(of: key) where device.offer(packet) { reached += 1 }
+            for device in devices(of: key) { device.offer(packet) }
         }
-        return reached
     }
 }

@@ -152,9 +152,8 @@ struct WebSocketRequests: Sendable {
         }
         var after = seq - 1
         while after < upTo {
-            let changes = try await PushFanout(
-                hub: push.hub, store: push.store, links: push.links, batch: push.settings.batch, logger: context.logger
-            ).rendered(app: key.app, user: key.user, after: after, urls: device.urls)
+            let changes = try await push.rendered(
+                app: key.app, user: key.user, after: after, urls: device.urls, logger: context.logger)
             for change in changes where change.seq <= upTo {
                 for packet in change.packets {
                     guard device.reply(.ephemeral(EphemeralPacket(type: packet.type, body: packet.body, event: change.type)))

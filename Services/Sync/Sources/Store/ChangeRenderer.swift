@@ -111,12 +111,7 @@ extension SyncStore {
         let list = Array(pairs)
         let rows = try await connection.query(
             """
-            SELECT p.conversation_id, p.user_id,
-                (SELECT count(*) FROM sync.messages m
-                 WHERE m.conversation_id = p.conversation_id AND m.position > p.read_position
-                   AND m.sender_id IS DISTINCT FROM p.user_id AND \(unescaped: messageVisibleToParticipant)
-                   AND NOT EXISTS (SELECT 1 FROM sync.receipts r
-                       WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2))
+            SELECT p.conversation_id, p.user_id, \(unescaped: unreadMessagesOfParticipant)
             FROM unnest(\(list.map(\.conversation)), \(list.map(\.user))) AS w(conversation, usr)
             JOIN sync.participants p ON p.conversation_id = w.conversation AND p.user_id = w.usr AND p.app_id = \(app)
             """, logger: logger)

@@ -45,6 +45,7 @@ extension SyncStore {
             VALUES (\(replica), \(device.id), \(device.key.app), \(device.key.user), \(device.kind.rawValue))
             """, logger: logger)
         return try await liveDevices(app: device.key.app, users: [device.key.user], kind: .webSocket, logger: logger)
+            .values.reduce(0, +)
     }
 
     /// Forgets a device; returns how many WebSocket devices the user still has.
@@ -52,19 +53,25 @@ extension SyncStore {
         try await postgres.query(
             "DELETE FROM sync.devices WHERE replica_id = \(replica) AND id = \(device.id)", logger: logger)
         return try await liveDevices(app: device.key.app, users: [device.key.user], kind: .webSocket, logger: logger)
+            .values.reduce(0, +)
     }
 
-    /// Devices of these users connected to live replicas (of one kind, or all).
-    func liveDevices(app: UUID, users: [String], kind: PushDevice.Kind? = nil, logger: Logger) async throws -> Int {
+    /// How many devices (of one kind, or all) each of these users has connected to live
+    /// replicas; users with none are absent.
+    func liveDevices(
+        app: UUID, users: [String], kind: PushDevice.Kind? = nil, logger: Logger
+    ) async throws -> [String: Int] {
         let lifetime = "\(Self.replicaLifetime.components.seconds) seconds"
         let rows = try await postgres.query(
             """
-            SELECT count(*) FROM sync.devices d JOIN sync.replicas r ON r.id = d.replica_id
+            SELECT d.user_id, count(*) FROM sync.devices d JOIN sync.replicas r ON r.id = d.replica_id
             WHERE d.app_id = \(app) AND d.user_id = ANY(\(users)) AND r.seen_at >= now() - \(lifetime)::interval
               AND (\(kind?.rawValue)::text IS NULL OR d.kind = \(kind?.rawValue))
+            GROUP BY d.user_id
             """, logger: logger)
-        for try await count in rows.decode(Int64.self) { return Int(count) }
-        return 0
+        var counts: [String: Int] = [:]
+        for try await (user, count) in rows.decode((String, Int64).self) { counts[user] = Int(count) }
+        return counts
     }
 
     /// The users who share a conversation with `user` (as current participants), `user` included.

@@ -231,11 +231,7 @@ struct Presenter {
             SELECT p.conversation_id,
                 (SELECT count(*) FROM sync.messages m
                  WHERE m.conversation_id = p.conversation_id AND \(unescaped: messageVisibleToParticipant)),
-                (SELECT count(*) FROM sync.messages m
-                 WHERE m.conversation_id = p.conversation_id AND m.position > p.read_position
-                   AND m.sender_id IS DISTINCT FROM p.user_id AND \(unescaped: messageVisibleToParticipant)
-                   AND NOT EXISTS (SELECT 1 FROM sync.receipts r
-                       WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2)),
+                \(unescaped: unreadMessagesOfParticipant),
                 (SELECT m.id FROM sync.messages m
                  WHERE m.conversation_id = p.conversation_id AND \(unescaped: messageVisibleToParticipant)
                  ORDER BY m.position DESC LIMIT 1)

@@ -134,3 +134,13 @@ let messageVisibleToParticipant = """
     AND NOT EXISTS (SELECT 1 FROM sync.blocks b
         WHERE b.app_id = p.app_id AND b.owner_id = p.user_id AND b.blocked_id = m.sender_id)
     """
+
+/// How many messages participant `p` has not read: after their read mark, not their own, visible
+/// to them, and without a read receipt of theirs.
+let unreadMessagesOfParticipant = """
+    (SELECT count(*) FROM sync.messages m
+     WHERE m.conversation_id = p.conversation_id AND m.position > p.read_position
+       AND m.sender_id IS DISTINCT FROM p.user_id AND \(messageVisibleToParticipant)
+       AND NOT EXISTS (SELECT 1 FROM sync.receipts r
+           WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2))
+    """
