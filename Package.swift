@@ -10,44 +10,67 @@ let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 
-/// A service is a library with all of its logic (what its tests import), a thin executable,
-/// and a test target.
-func service(
-    _ name: String,
-    folder: String,
-    executable: String,
-    dependencies: [Target.Dependency] = []
-) -> [Target] {
-    [
-        .target(
-            name: name,
-            dependencies: ["LayerModels", "LayerServer", hummingbird, postgres, logging, httpTypes] + dependencies,
-            path: "Services/\(folder)/Sources",
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: executable,
-            dependencies: [.byName(name: name), "LayerServer"],
-            path: "Services/\(folder)/Main",
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "\(folder)Tests",
-            dependencies: [.byName(name: name), "LayerTesting"],
-            path: "Tests/\(folder)Tests",
-            swiftSettings: swiftSettings
-        ),
-    ]
+/// A service of the suite: a library with all of its logic (what its tests import), a thin
+/// executable `layer-<name>`, and a test target. Adding a service is one entry in `services`
+/// (and one in `Suite.services`, the catalogue that composes the suite at run time).
+struct Service {
+    let folder: String
+    let executable: String
+    let dependencies: [Target.Dependency]
+
+    init(_ folder: String, executable: String, dependencies: [Target.Dependency] = []) {
+        self.folder = folder
+        self.executable = executable
+        self.dependencies = dependencies
+    }
+
+    var library: String { "Layer\(folder)" }
+
+    var targets: [Target] {
+        [
+            .target(
+                name: library,
+                dependencies: ["LayerModels", "LayerServer", hummingbird, postgres, logging, httpTypes] + dependencies,
+                path: "Services/\(folder)/Sources",
+                swiftSettings: swiftSettings
+            ),
+            .executableTarget(
+                name: executable,
+                dependencies: [.byName(name: library), "LayerServer"],
+                path: "Services/\(folder)/Main",
+                swiftSettings: swiftSettings
+            ),
+            .testTarget(
+                name: "\(folder)Tests",
+                dependencies: [.byName(name: library), "LayerTesting"],
+                path: "Tests/\(folder)Tests",
+                swiftSettings: swiftSettings
+            ),
+        ]
+    }
 }
+
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let webSocket = Target.Dependency.product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
+
+let services = [
+    Service(
+        "Auth", executable: "layer-auth",
+        dependencies: [
+            crypto, cryptoExtras, .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
+    Service("Sync", executable: "layer-sync", dependencies: [crypto, httpClient, webSocket]),
+]
+let serviceLibraries = services.map { Target.Dependency.byName(name: $0.library) }
 
 let package = Package(
     name: "layerline",
     platforms: [.macOS(.v15)],
-    products: [
-        .executable(name: "layer", targets: ["layer"]),
-        .executable(name: "layer-auth", targets: ["layer-auth"]),
-        .executable(name: "layer-sync", targets: ["layer-sync"]),
-    ],
+    products: [.executable(name: "layer", targets: ["layer"])]
+        + services.map { .executable(name: $0.executable, targets: [$0.executable]) },
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
@@ -77,10 +100,7 @@ let package = Package(
                 "LayerModels", hummingbird, postgres, logging, httpTypes,
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                webSocket, httpClient, crypto, cryptoExtras,
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -92,55 +112,41 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
     ]
-        + service(
-            "LayerAuth", folder: "Auth", executable: "layer-auth",
-            dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
-        )
-        + service(
-            "LayerSync", folder: "Sync", executable: "layer-sync",
-            dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            ]
-        )
+        + services.flatMap(\.targets)
         + [
+            // The catalogue of the suite's services, for everything that composes several of them.
+            .target(
+                name: "LayerSuite",
+                dependencies: ["LayerServer"] + serviceLibraries,
+                path: "Services/Layer/Sources",
+                swiftSettings: swiftSettings
+            ),
             .executableTarget(
                 name: "layer",
                 dependencies: [
-                    "LayerServer", "LayerAuth", "LayerSync",
+                    "LayerServer", "LayerSuite", cryptoExtras,
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                    .product(name: "_CryptoExtras", package: "swift-crypto"),
                 ],
-                path: "Services/Layer",
+                path: "Services/Layer/Main",
                 swiftSettings: swiftSettings
             ),
             .executableTarget(
                 name: "layer-bench",
                 dependencies: [
-                    "LayerServer", "LayerAuth", "LayerSync",
-                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                    "LayerServer", "LayerSuite", httpClient, cryptoExtras,
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                    .product(name: "_CryptoExtras", package: "swift-crypto"),
-                ],
+                ] + serviceLibraries,
                 path: "Benchmarks/AuthLoad",
                 swiftSettings: swiftSettings
             ),
             .target(
                 name: "LayerTesting",
                 dependencies: [
-                    "LayerServer", "LayerModels", "LayerAuth", "LayerSync",
+                    "LayerServer", "LayerModels", "LayerSuite", httpClient, cryptoExtras,
                     .product(name: "HummingbirdTesting", package: "hummingbird"),
                     .product(name: "HummingbirdTLS", package: "hummingbird"),
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                    .product(name: "_CryptoExtras", package: "swift-crypto"),
-                ],
+                ] + serviceLibraries,
                 path: "Tests/Support",
                 swiftSettings: swiftSettings
             ),
@@ -152,7 +158,7 @@ let package = Package(
             ),
             .testTarget(
                 name: "EndToEndTests",
-                dependencies: ["LayerTesting", "LayerAuth", "LayerServer"],
+                dependencies: ["LayerTesting", "LayerSuite", "LayerServer"],
                 path: "Tests/EndToEndTests",
                 swiftSettings: swiftSettings
             ),

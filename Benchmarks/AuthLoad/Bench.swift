@@ -48,26 +48,21 @@ struct Bench {
         server.database = database
         let postgres = database.makeClient(logger: logger)
         let unlimited = RateLimiter.Limit(rate: 1e9, burst: 1e9)
-        let auth = AuthService(
-            settings: AuthSettings(
+        let auth = AuthService.configured(
+            AuthSettings(
                 operatorToken: operatorToken, caSource: .database(secret: "bench"),
-                rateLimits: .init(nonces: unlimited, sessions: unlimited, certificates: unlimited)),
-            server: server, postgres: postgres)
-        let selfURL = LateBoundURL()
+                rateLimits: .init(nonces: unlimited, sessions: unlimited, certificates: unlimited)))
         // The services' own client, so that their calls to each other never queue behind the load.
         let internalHTTP = HTTPClient(eventLoopGroupProvider: .singleton)
-        let sync = SyncService(
-            settings: SyncSettings(), server: server, postgres: postgres, authURL: { selfURL.get() }, http: internalHTTP)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = try buildApplication(
-            services: syncMode ? [auth, sync] : [auth], settings: server, postgres: postgres,
-            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+            syncMode ? [auth, SyncService.configured(SyncSettings())] : [auth], settings: server, postgres: postgres,
+            http: internalHTTP, onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()
             let port = await iterator.next()!
-            selfURL.set("http://127.0.0.1:\(port)")
             var configuration = HTTPClient.Configuration()
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, options.clients)
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -83,7 +78,7 @@ struct Bench {
             } else if syncMode {
                 let (app, signer) = try await runner.registerApp()
                 try await SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app).run()
-                try await idleMemory(of: "layer-sync", database: database, authURL: selfURL.get(), logger: logger)
+                try await idleMemory(of: "layer-sync", database: database, authURL: "http://127.0.0.1:\(port)", logger: logger)
             } else {
                 try await runner.run()
                 try await idleMemory(of: "layer-auth", database: database, authURL: "", logger: logger)

@@ -2,6 +2,12 @@ import Foundation
 
 /// Request and response types of the internal HTTP API between services (`/internal/v1/…`).
 public enum InternalAPI {
+    /// The names of the services that others call, as the catalogue and the hosts know them.
+    public enum Service {
+        public static let auth = "auth"
+        public static let sync = "sync"
+    }
+
     public static let introspectPath = "/internal/v1/introspect"
     public static let sessionsPath = "/internal/v1/sessions"
 

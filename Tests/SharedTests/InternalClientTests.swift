@@ -35,7 +35,7 @@ import Testing
 
     func withFlaky(failures: Int, _ body: @Sendable (InternalClient, FlakyService) async throws -> Void) async throws {
         let service = FlakyService(failures: failures)
-        try await LiveServer.run(makeServices: { _, _ in [service] }) { server in
+        try await LiveServer.run([ServicePlan(service)]) { server in
             try await body(InternalClient(baseURL: server.baseURL, token: "t", http: server.http, attempts: 3), service)
         }
     }

@@ -35,7 +35,7 @@ import Testing
         let authenticator = SessionAuthenticator(
             introspector: CachingIntrospector(HTTPSessionIntrospector(client: client), ttl: cache),
             certificates: ClientCertificateReader(tlsEnabled: false, trustedProxies: []), realm: "layerline")
-        return try await LiveServer.run(makeServices: { _, _ in [WhoAmIService(authenticator: authenticator)] }) { server in
+        return try await LiveServer.run([ServicePlan(WhoAmIService(authenticator: authenticator))]) { server in
             try await body(TestClient(baseURL: server.baseURL, http: server.http))
         }
     }

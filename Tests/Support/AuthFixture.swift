@@ -50,27 +50,10 @@ public struct AuthFixture: Sendable {
             serverSettings.tlsCertificatePath = tlsIdentity.certificatePath
             serverSettings.tlsKeyPath = tlsIdentity.keyPath
         }
-        let tlsSettings = serverSettings
-        let makeTLS: @Sendable ([any LayerService]) throws -> TLSChannelConfiguration? = { services in
-            guard let auth = services.first as? AuthService else { return nil }
-            return try makeServerTLS(settings: tlsSettings, verifyClient: auth.isDeviceCertificate)
-        }
-        let selfURL = LateBoundURL()
-        let makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService] = { settings, postgres in
-            let auth = AuthService(settings: authSettings, server: settings, postgres: postgres)
-            guard let syncSettings else { return [auth] }
-            // As in `layer dev`: the sync service calls the auth service over HTTP on the same listener.
-            return [
-                auth,
-                SyncService(
-                    settings: syncSettings, server: settings, postgres: postgres, authURL: { selfURL.get() },
-                    http: serviceHTTPClient),
-            ]
-        }
+        // With sync, as in `layer dev`: the sync service calls the auth service on the same listener.
+        let services = [AuthService.configured(authSettings)] + (syncSettings.map { [SyncService.configured($0)] } ?? [])
         let internalToken = serverSettings.internalToken
-        return try await LiveServer.run(
-            settings: serverSettings, logger: logger, tls: makeTLS, selfURL: selfURL, makeServices: makeServices
-        ) { server in
+        return try await LiveServer.run(services, settings: serverSettings, logger: logger) { server in
             func start(_ http: HTTPClient) async throws -> T {
                 let client = TestClient(baseURL: server.baseURL, http: http)
                 let fixture = AuthFixture(

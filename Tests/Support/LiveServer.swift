@@ -20,13 +20,14 @@ public struct LiveServer: Sendable {
     /// What it runs with, the database included: another server given these shares the database.
     public let settings: ServerSettings
 
-    /// Builds the services with `makeServices`, serves them until `body` returns, then shuts down.
+    /// Serves `services` (any of the suite's, configured as the test needs, or services made by
+    /// hand) on one listener until `body` returns, then shuts down. Services hosted together call
+    /// each other on that listener, as in `layer dev`; `http` is the client of their calls.
     public static func run<T: Sendable>(
+        _ services: [ServicePlan],
         settings: ServerSettings? = nil,
+        http: HTTPClient? = nil,
         logger: Logger = .test,
-        tls: (@Sendable ([any LayerService]) throws -> TLSChannelConfiguration?)? = nil,
-        selfURL: LateBoundURL? = nil,
-        makeServices: @Sendable (ServerSettings, PostgresClient) throws -> [any LayerService],
         _ body: @Sendable (LiveServer) async throws -> T
     ) async throws -> T {
         let database: DatabaseSettings
@@ -36,10 +37,9 @@ public struct LiveServer: Sendable {
         serverSettings.port = 0
         serverSettings.database = database
         let postgres = database.makeClient(logger: logger)
-        let services = try makeServices(serverSettings, postgres)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = try buildApplication(
-            services: services, settings: serverSettings, postgres: postgres, tls: try tls?(services),
+            services, settings: serverSettings, postgres: postgres, http: http ?? serviceHTTPClient,
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -47,7 +47,6 @@ public struct LiveServer: Sendable {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
             let scheme = serverSettings.tlsCertificatePath == nil ? "http" : "https"
-            selfURL?.set("\(scheme)://127.0.0.1:\(port)")
             let server = LiveServer(
                 baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared,
                 settings: serverSettings)

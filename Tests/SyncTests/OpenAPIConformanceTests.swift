@@ -81,12 +81,9 @@ struct OpenAPIConformanceTests {
     /// Runs the auth service (with its app and users) and, beside it, the sync service alone.
     static func withDocument(_ body: @escaping @Sendable (Checked) async throws -> Void) async throws {
         try await SyncHarness.run { harness in
-            let authURL = harness.client.baseURL
             try await LiveServer.run(
-                settings: ServerSettings(internalToken: harness.fixture.internalToken),
-                makeServices: { settings, postgres in
-                    [SyncService(settings: SyncSettings(), server: settings, postgres: postgres, authURL: { authURL })]
-                }
+                [SyncService.configured(SyncSettings(authURL: harness.client.baseURL))],
+                settings: ServerSettings(internalToken: harness.fixture.internalToken)
             ) { server in
                 let sync = TestClient(baseURL: server.baseURL, http: server.http)
                 let served = try await sync.request(.GET, "/openapi.yaml", accept: nil)
@@ -112,8 +109,8 @@ struct OpenAPIConformanceTests {
             let router = Router(context: LayerRequestContext.self)
             OperationalRoutes(postgres: api.postgres, readiness: [:], openAPI: "", links: []).addRoutes(to: router)
             SyncService(
-                settings: SyncSettings(), server: ServerSettings(internalToken: "unused"), postgres: api.postgres,
-                authURL: { "http://127.0.0.1:1" }
+                settings: SyncSettings(authURL: "http://127.0.0.1:1"),
+                dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
             ).addRoutes(to: router)
             let served = Set(
                 router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path.description)" }
@@ -231,14 +228,8 @@ struct OpenAPIConformanceTests {
         try await Self.withDocument { api in
             // A second sync service whose auth service is nowhere (nothing listens on port 1).
             try await LiveServer.run(
-                settings: ServerSettings(internalToken: api.harness.fixture.internalToken),
-                makeServices: { settings, postgres in
-                    [
-                        SyncService(
-                            settings: SyncSettings(), server: settings, postgres: postgres, authURL: { "http://127.0.0.1:1" },
-                            http: impatient)
-                    ]
-                }
+                [SyncService.configured(SyncSettings(authURL: "http://127.0.0.1:1"))],
+                settings: ServerSettings(internalToken: api.harness.fixture.internalToken), http: impatient
             ) { server in
                 let orphan = TestClient(baseURL: server.baseURL, http: server.http)
                 let session = try await api.harness.user("alice")

@@ -49,10 +49,9 @@ extension SyncHarness {
     func withReplica<T: Sendable>(
         settings: SyncSettings = SyncSettings(), _ body: @Sendable (_ baseURL: String) async throws -> T
     ) async throws -> T {
-        let authURL = fixture.server.baseURL
-        return try await LiveServer.run(settings: fixture.server.settings) { server, postgres in
-            [SyncService(settings: settings, server: server, postgres: postgres, authURL: { authURL })]
-        } _: { replica in
+        var settings = settings
+        settings.authURL = fixture.server.baseURL
+        return try await LiveServer.run([SyncService.configured(settings)], settings: fixture.server.settings) { replica in
             try await body(replica.baseURL)
         }
     }

@@ -7,10 +7,11 @@ import PostgresNIO
 import ServiceLifecycle
 
 /// The auth service: apps and providers, nonces, identity tokens, sessions, the device CA.
-public struct AuthService: LayerService {
-    public let name = "auth"
-    public var migrations: MigrationRunner { authMigrations }
-    public var openAPI: String { authOpenAPI }
+public struct AuthService: ConfigurableService {
+    public static let name = InternalAPI.Service.auth
+    public static let defaultPort = 8081
+    public static var migrations: MigrationRunner { authMigrations }
+    public static var openAPI: String { authOpenAPI }
     public var links: [(rel: String, path: String)] { [("nonces", "/nonces"), ("sessions", "/sessions")] }
 
     let settings: AuthSettings
@@ -22,7 +23,13 @@ public struct AuthService: LayerService {
     /// rather than over HTTP.
     let sessionAuthenticator: SessionAuthenticator
 
-    public init(settings: AuthSettings, server: ServerSettings, postgres: PostgresClient) {
+    public static func readSettings(_ reader: inout SettingsReader) -> AuthSettings {
+        AuthSettings.read(&reader)
+    }
+
+    public init(settings: AuthSettings, dependencies: ServiceDependencies) {
+        let server = dependencies.server
+        let postgres = dependencies.postgres
         self.settings = settings
         self.server = server
         let apps = AppRepository(client: postgres)
@@ -66,10 +73,13 @@ public struct AuthService: LayerService {
         try await certificates.prepare(logger: logger)
     }
 
-    /// For the TLS handshake of a server that accepts device certificates.
-    public func isDeviceCertificate(_ chain: [[UInt8]]) async -> Bool {
-        guard let leaf = chain.first else { return false }
-        return certificates.isIssuedByUs(der: leaf)
+    /// A server with TLS accepts the device certificates this service issued.
+    public var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? {
+        let certificates = self.certificates
+        return { chain in
+            guard let leaf = chain.first else { return false }
+            return certificates.isIssuedByUs(der: leaf)
+        }
     }
 }
 

@@ -8,31 +8,14 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// The sync service's own settings.
-public struct SyncSettings: Sendable {
-    /// The largest rich-content upload, in bytes.
-    public var maxContentBytes: Int
-    public var push: PushSettings
-
-    public init(maxContentBytes: Int = 50 * 1024 * 1024, push: PushSettings = PushSettings()) {
-        self.maxContentBytes = maxContentBytes
-        self.push = push
-    }
-
-    public static func read(_ reader: inout SettingsReader) -> SyncSettings {
-        SyncSettings(
-            maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)),
-            push: PushSettings.read(&reader))
-    }
-}
-
 /// The sync service: conversations, messages, rich content, receipts, identities, announcements
 /// and the per-user changelog. It checks sessions and Server API tokens with the auth service
 /// over internal HTTP and never reads the auth schema.
-public struct SyncService: LayerService {
-    public let name = "sync"
-    public var migrations: MigrationRunner { syncMigrations }
-    public var openAPI: String { syncOpenAPI }
+public struct SyncService: ConfigurableService {
+    public static let name = InternalAPI.Service.sync
+    public static let defaultPort = 8082
+    public static var migrations: MigrationRunner { syncMigrations }
+    public static var openAPI: String { syncOpenAPI }
     public var links: [(rel: String, path: String)] { [("conversations", "/conversations"), ("content", "/content")] }
 
     let settings: SyncSettings
@@ -43,17 +26,21 @@ public struct SyncService: LayerService {
     let push: Push
     let internalToken: String
 
-    /// `authURL` is read at every call, so it may name a listener that is not yet bound.
-    public init(
-        settings: SyncSettings, server: ServerSettings, postgres: PostgresClient,
-        authURL: @escaping @Sendable () -> String, http: HTTPClient = .shared
-    ) {
+    public static func readSettings(_ reader: inout SettingsReader) -> SyncSettings {
+        SyncSettings.read(&reader)
+    }
+
+    public init(settings: SyncSettings, dependencies: ServiceDependencies) {
+        let server = dependencies.server
+        let postgres = dependencies.postgres
         self.settings = settings
         let store = SyncStore(postgres: postgres)
         context = SyncContext(
             store: store, links: ContentLinks(secret: server.internalToken), identities: IdentityRecorder(store: store),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
-        auth = InternalClient(baseURL: authURL, token: server.internalToken, http: http)
+        auth = InternalClient(
+            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
+            http: dependencies.http)
         let introspector = CachingIntrospector(HTTPSessionIntrospector(client: auth), ttl: server.introspectionCacheTTL)
         push = Push(
             settings: settings.push, store: store, postgres: postgres, links: context.links, introspector: introspector)
@@ -88,9 +75,8 @@ public struct SyncService: LayerService {
             .addWebSocketRoutes(to: router)
     }
 
-    public var webSocketConfiguration: WebSocketServerConfiguration? {
-        WebSocketServerConfiguration(
-            maxFrameSize: settings.push.maxFrame, autoPing: .enabled(timePeriod: settings.push.heartbeat))
+    public var webSocketLimits: WebSocketLimits? {
+        WebSocketLimits(maxFrameSize: settings.push.maxFrame, heartbeat: settings.push.heartbeat)
     }
 
     public var backgroundServices: [any Service] { push.services(logger: Logger(label: "layer-sync.push")) }

@@ -63,15 +63,14 @@ public struct SettingsError: Error, CustomStringConvertible {
     }
 }
 
-/// Settings every service shares.
+/// Settings every service shares; what only one service needs (its peers' URLs included) is in
+/// that service's own settings.
 public struct ServerSettings: Sendable {
     public var host: String
     public var port: Int
     public var database: DatabaseSettings?
     /// The token services present to each other on `/internal/v1/…`.
     public var internalToken: String
-    /// Where the auth service is, for the session middleware of the other services.
-    public var authURL: String
     public var realm: String
     public var introspectionCacheTTL: Duration
     /// Addresses of edge proxies whose `X-Client-Certificate` header is believed.
@@ -82,7 +81,7 @@ public struct ServerSettings: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, database: DatabaseSettings? = nil,
-        internalToken: String, authURL: String = "http://127.0.0.1:8081", realm: String = "layerline",
+        internalToken: String, realm: String = "layerline",
         introspectionCacheTTL: Duration = .seconds(5), trustedProxies: Set<String> = [],
         tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil, publicBaseURL: String? = nil
     ) {
@@ -90,7 +89,6 @@ public struct ServerSettings: Sendable {
         self.port = port
         self.database = database
         self.internalToken = internalToken
-        self.authURL = authURL
         self.realm = realm
         self.introspectionCacheTTL = introspectionCacheTTL
         self.trustedProxies = trustedProxies
@@ -123,7 +121,6 @@ public struct ServerSettings: Sendable {
             port: reader.integer("LAYER_PORT", default: defaultPort, in: 0...65535),
             database: database,
             internalToken: internalToken,
-            authURL: reader.optional("LAYER_AUTH_URL") ?? "http://127.0.0.1:8081",
             realm: reader.optional("LAYER_REALM") ?? "layerline",
             introspectionCacheTTL: .milliseconds(
                 reader.integer("LAYER_INTROSPECTION_CACHE_MS", default: 5000, in: 0...300_000)),

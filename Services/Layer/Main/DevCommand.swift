@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
-import LayerAuth
 import LayerServer
-import LayerSync
+import LayerSuite
 import Logging
 import ServiceLifecycle
 import _CryptoExtras
@@ -25,13 +24,12 @@ struct DevCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let secrets = try DevSecrets.loadOrCreate(in: directory)
 
-        var reader = SettingsReader()
+        var reader = SettingsReader(Self.environment(secrets: secrets))
         var server = ServerSettings.read(&reader, defaultPort: port, requireDatabase: false)
-        let syncSettings = SyncSettings.read(&reader)
+        let plans = Suite.configured(from: &reader)
         try reader.validate("layer dev")
         server.host = host
         server.port = port
-        server.internalToken = secrets.internalToken
 
         var embedded: EmbeddedPostgres?
         if server.database == nil {
@@ -41,26 +39,29 @@ struct DevCommand: AsyncParsableCommand {
         defer { embedded?.stop() }
 
         let postgres = server.database!.makeClient(logger: logger)
-        let selfURL = LateBoundURL()
-        let suite = Suite(
-            auth: AuthSettings(operatorToken: secrets.operatorToken, caSource: .database(secret: secrets.caKeySecret)),
-            sync: syncSettings, server: server, postgres: postgres, selfURL: selfURL)
-        let scheme = server.tlsCertificatePath == nil ? "http" : "https"
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let bootstrap = DemoBootstrap(
-            directory: directory, operatorToken: secrets.operatorToken, internalToken: secrets.internalToken, scheme: scheme,
-            host: host, ports: ports, logger: logger)
+            directory: directory, operatorToken: secrets.operatorToken, internalToken: secrets.internalToken,
+            scheme: server.tlsCertificatePath == nil ? "http" : "https", host: host, ports: ports, logger: logger)
         let app = try buildApplication(
-            services: suite.services, settings: server, postgres: postgres,
-            tls: try makeServerTLS(settings: server, verifyClient: suite.auth.isDeviceCertificate),
-            extraServices: [bootstrap],
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                selfURL.set("\(scheme)://127.0.0.1:\(port)")
-                portContinuation.yield(port)
-            },
+            plans, settings: server, postgres: postgres, extraServices: [bootstrap],
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
             logger: logger)
         try await app.runService()
+    }
+
+    /// The process's environment with the secrets `layer dev` keeps in its data directory in
+    /// place of the operator's: the tokens and the key of the CA it keeps in the database.
+    static func environment(
+        secrets: DevSecrets, _ base: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [String: String] {
+        var environment = base
+        environment["LAYER_INTERNAL_TOKEN"] = secrets.internalToken
+        environment["LAYER_OPERATOR_TOKEN"] = secrets.operatorToken
+        environment["LAYER_CA_KEY_SECRET"] = secrets.caKeySecret
+        environment["LAYER_CA_CERTIFICATE_FILE"] = nil
+        environment["LAYER_CA_KEY_FILE"] = nil
+        return environment
     }
 }
 

@@ -11,48 +11,24 @@ import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
 
-/// One service of the suite as the host sees it: its schema, its routes and its background work.
-/// `layer-<service>` hosts one; `layer dev` hosts them all on one port.
-public protocol LayerService: Sendable {
-    var name: String { get }
-    var migrations: MigrationRunner { get }
-    /// Entry points named in the `Link` header of `GET /`.
-    var links: [(rel: String, path: String)] { get }
-    var openAPI: String { get }
-    /// Checks beyond the database for `GET /health/ready`.
-    var readiness: [String: OperationalRoutes.Check] { get }
-    /// Long-lived work that runs beside the HTTP server.
-    var backgroundServices: [any Service] { get }
-    func addRoutes(to router: Router<LayerRequestContext>)
-    /// Routes that may upgrade to a WebSocket. They are tried only for upgrade requests; a request
-    /// they decline (by throwing) falls through to the ordinary routes, which answer the error.
-    func addWebSocketRoutes(to router: Router<LayerRequestContext>)
-    /// Frame limit and heartbeat of the WebSockets this service accepts.
-    var webSocketConfiguration: WebSocketServerConfiguration? { get }
-    /// Runs after the migrations and before the server accepts requests.
-    func prepare(logger: Logger) async throws
-}
-
-extension LayerService {
-    public var links: [(rel: String, path: String)] { [] }
-    public var readiness: [String: OperationalRoutes.Check] { [:] }
-    public var backgroundServices: [any Service] { [] }
-    public func prepare(logger: Logger) async throws {}
-    public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {}
-    public var webSocketConfiguration: WebSocketServerConfiguration? { nil }
-}
-
-/// Serves `services` on one HTTP (or HTTPS) listener over one PostgreSQL pool.
+/// Builds `plans` and serves them on one HTTP (or HTTPS, when the settings name a certificate)
+/// listener over one PostgreSQL pool: the one composition root of every executable, of the test
+/// servers and of the benchmarks. Services hosted together call each other on this listener.
 public func buildApplication(
-    services: [any LayerService],
+    _ plans: [ServicePlan],
     settings: ServerSettings,
     postgres: PostgresClient,
-    tls: TLSChannelConfiguration? = nil,
+    http: HTTPClient = .shared,
     extraServices: [any Service] = [],
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
     logger: Logger
 ) throws -> some ApplicationProtocol {
     _ = Observability.registry  // metrics recorded before the bootstrap would be lost
+    let listener = LateBoundURL()
+    let dependencies = ServiceDependencies(
+        server: settings, postgres: postgres, http: http, hosted: Set(plans.map(\.name)), listener: listener)
+    let services = try plans.map { try $0.build(dependencies) }
+
     let router = Router(context: LayerRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routeTable = RouteTable()
     router.add(middleware: ErrorMiddleware(routes: routeTable))
@@ -74,7 +50,11 @@ public func buildApplication(
     }
     let http: HTTPServerBuilder = .http1WebSocketUpgrade(
         webSocketRouter: webSocketRouter,
-        configuration: .init(ws: services.lazy.compactMap(\.webSocketConfiguration).first ?? .init()))
+        configuration: .init(ws: webSocketConfiguration(services.compactMap(\.webSocketLimits))))
+    let rejectAll: @Sendable ([[UInt8]]) async -> Bool = { _ in false }
+    let verifier = services.lazy.compactMap(\.clientCertificateVerifier).first ?? rejectAll
+    let tls = try makeServerTLS(settings: settings, verifyClient: verifier)
+    let scheme = tls == nil ? "http" : "https"
     var app = Application(
         responder: MethodOverrideResponder(router.buildResponder()),
         server: try tls.map { try .tls(http, configuration: $0) } ?? http,
@@ -82,7 +62,10 @@ public func buildApplication(
             address: .hostname(settings.host, port: settings.port),
             serverName: services.map(\.name).joined(separator: "+")),
         services: [postgres] + extraServices + services.flatMap(\.backgroundServices),
-        onServerRunning: onServerRunning,
+        onServerRunning: { channel in
+            listener.set("\(scheme)://127.0.0.1:\(channel.localAddress?.port ?? settings.port)")
+            await onServerRunning(channel)
+        },
         logger: logger
     )
     app.beforeServerStarts {
@@ -96,10 +79,16 @@ public func buildApplication(
     return app
 }
 
+private func webSocketConfiguration(_ limits: [WebSocketLimits]) -> WebSocketServerConfiguration {
+    guard let merged = WebSocketLimits.merging(limits) else { return .init() }
+    return WebSocketServerConfiguration(
+        maxFrameSize: merged.maxFrameSize, autoPing: merged.heartbeat.map { .enabled(timePeriod: $0) } ?? .disabled)
+}
+
 /// Loads the server certificate and key files named by the settings into a TLS configuration
 /// that asks clients for a certificate without requiring one. A certificate that is presented
 /// must pass `verifyClient` (given its DER bytes, leaf first), or the handshake fails.
-public func makeServerTLS(
+func makeServerTLS(
     settings: ServerSettings, verifyClient: @escaping @Sendable ([[UInt8]]) async -> Bool
 ) throws -> TLSChannelConfiguration? {
     guard let certificatePath = settings.tlsCertificatePath, let keyPath = settings.tlsKeyPath else { return nil }

@@ -1,8 +1,6 @@
 import ArgumentParser
-import Foundation
-import LayerAuth
 import LayerServer
-import LayerSync
+import LayerSuite
 import Logging
 
 /// `layer migrate`: apply every service's migrations to LAYER_DATABASE_URL and exit.
@@ -20,12 +18,9 @@ struct MigrateCommand: AsyncParsableCommand {
         }
         try reader.validate("layer migrate")
         let postgres = database.makeClient(logger: logger)
-        let suite = Suite(
-            auth: AuthSettings(operatorToken: "", caSource: .database(secret: "")), sync: SyncSettings(), server: server,
-            postgres: postgres, selfURL: LateBoundURL())
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await postgres.run() }
-            for service in suite.services {
+            for service in Suite.services {
                 let applied = try await service.migrations.run(on: postgres, logger: logger)
                 print("\(service.name): \(applied.isEmpty ? "up to date" : "applied \(applied.map(String.init).joined(separator: ", "))")")
             }

@@ -1,0 +1,19 @@
+import LayerAuth
+import LayerServer
+import LayerSync
+
+/// The catalogue of the suite: every service, in the order in which they migrate and start.
+/// `layer dev`, `layer migrate`, `layer openapi`, the test support and the benchmarks all compose
+/// the suite from this list; adding a service is adding it here.
+public enum Suite {
+    public static let services: [any ConfigurableService.Type] = [AuthService.self, SyncService.self]
+
+    public static func service(named name: String) -> (any ConfigurableService.Type)? {
+        services.first { $0.name == name }
+    }
+
+    /// Every service configured from the environment of `reader` (problems collect in `reader`).
+    public static func configured(from reader: inout SettingsReader) -> [ServicePlan] {
+        services.map { $0.configured(from: &reader) }
+    }
+}

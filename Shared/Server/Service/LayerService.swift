@@ -1,0 +1,149 @@
+import AsyncHTTPClient
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// One service of the suite as the host sees it: its schema, its routes and its background work.
+/// `layer-<service>` hosts one; `layer dev` hosts them all on one port.
+public protocol LayerService: Sendable {
+    var name: String { get }
+    var migrations: MigrationRunner { get }
+    /// Entry points named in the `Link` header of `GET /`.
+    var links: [(rel: String, path: String)] { get }
+    var openAPI: String { get }
+    /// Checks beyond the database for `GET /health/ready`.
+    var readiness: [String: OperationalRoutes.Check] { get }
+    /// Long-lived work that runs beside the HTTP server.
+    var backgroundServices: [any Service] { get }
+    func addRoutes(to router: Router<LayerRequestContext>)
+    /// Routes that may upgrade to a WebSocket. They are tried only for upgrade requests; a request
+    /// they decline (by throwing) falls through to the ordinary routes, which answer the error.
+    func addWebSocketRoutes(to router: Router<LayerRequestContext>)
+    /// Frame limit and heartbeat of the WebSockets this service accepts.
+    var webSocketLimits: WebSocketLimits? { get }
+    /// Runs after the migrations and before the server accepts requests.
+    func prepare(logger: Logger) async throws
+    /// Decides whether a client certificate presented in the TLS handshake (DER, leaf first) is
+    /// accepted, for the one service that issues them; nil for the others.
+    var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { get }
+}
+
+extension LayerService {
+    public var links: [(rel: String, path: String)] { [] }
+    public var readiness: [String: OperationalRoutes.Check] { [:] }
+    public var backgroundServices: [any Service] { [] }
+    public func prepare(logger: Logger) async throws {}
+    public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {}
+    public var webSocketLimits: WebSocketLimits? { nil }
+    public var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { nil }
+}
+
+/// A service of the suite's catalogue: what is known of it before it is built (its name, port,
+/// schema and document), how it reads its own settings, and how it is built from them.
+public protocol ConfigurableService: LayerService {
+    associatedtype Settings: Sendable
+    static var name: String { get }
+    /// The port of `layer-<name>` when it runs alone.
+    static var defaultPort: Int { get }
+    static var migrations: MigrationRunner { get }
+    static var openAPI: String { get }
+    /// Reads this service's own settings (peer URLs included), collecting problems in `reader`.
+    static func readSettings(_ reader: inout SettingsReader) -> Settings
+    init(settings: Settings, dependencies: ServiceDependencies) throws
+}
+
+extension ConfigurableService {
+    public var name: String { Self.name }
+    public var migrations: MigrationRunner { Self.migrations }
+    public var openAPI: String { Self.openAPI }
+    public static var executable: String { "layer-\(name)" }
+
+    /// This service with `settings`, to be built once its process has a database pool.
+    public static func configured(_ settings: Settings) -> ServicePlan {
+        ServicePlan(name: name, migrations: migrations) { try Self(settings: settings, dependencies: $0) }
+    }
+
+    /// This service with the settings the environment of `reader` gives it.
+    public static func configured(from reader: inout SettingsReader) -> ServicePlan {
+        configured(readSettings(&reader))
+    }
+}
+
+/// A service with its settings, ready to be built by the host that serves it.
+public struct ServicePlan: Sendable {
+    public let name: String
+    public let migrations: MigrationRunner
+    let build: @Sendable (ServiceDependencies) throws -> any LayerService
+
+    public init(
+        name: String, migrations: MigrationRunner, build: @escaping @Sendable (ServiceDependencies) throws -> any LayerService
+    ) {
+        self.name = name
+        self.migrations = migrations
+        self.build = build
+    }
+
+    /// A service that is built already (test services made by hand).
+    public init(_ service: any LayerService) {
+        self.init(name: service.name, migrations: service.migrations) { _ in service }
+    }
+}
+
+/// What the host gives every service it builds: the shared settings, the database pool, the HTTP
+/// client for calls to other services, and where those services are.
+public struct ServiceDependencies: Sendable {
+    public let server: ServerSettings
+    public let postgres: PostgresClient
+    public let http: HTTPClient
+    /// The services that run in this process.
+    let hosted: Set<String>
+    /// This process's own listener, known once it is bound.
+    let listener: LateBoundURL
+
+    public init(
+        server: ServerSettings, postgres: PostgresClient, http: HTTPClient = .shared, hosted: Set<String> = [],
+        listener: LateBoundURL = LateBoundURL()
+    ) {
+        self.server = server
+        self.postgres = postgres
+        self.http = http
+        self.hosted = hosted
+        self.listener = listener
+    }
+
+    /// The base URL of service `name`: this process's own listener when that service runs here
+    /// too (as in `layer dev`), else `configured` (the peer URL of the caller's settings). Read
+    /// at every call, since the listener's port may be known only after start.
+    public func peerURL(_ name: String, configured: String) -> @Sendable () -> String {
+        if hosted.contains(name) {
+            let listener = self.listener
+            return { listener.get() }
+        }
+        return { configured }
+    }
+}
+
+/// What a service asks of the WebSockets it accepts.
+public struct WebSocketLimits: Sendable {
+    public var maxFrameSize: Int
+    /// How often to ping an idle socket (a missed pong closes it); nil for never.
+    public var heartbeat: Duration?
+
+    public init(maxFrameSize: Int, heartbeat: Duration?) {
+        self.maxFrameSize = maxFrameSize
+        self.heartbeat = heartbeat
+    }
+
+    /// The limits of several services on one listener, whose WebSockets share one configuration:
+    /// the largest frame any of them takes (a service that wants less checks its frames itself)
+    /// and the most frequent heartbeat any of them asks for.
+    static func merging(_ all: [WebSocketLimits]) -> WebSocketLimits? {
+        guard let first = all.first else { return nil }
+        return all.dropFirst().reduce(first) { merged, next in
+            WebSocketLimits(
+                maxFrameSize: max(merged.maxFrameSize, next.maxFrameSize),
+                heartbeat: [merged.heartbeat, next.heartbeat].compactMap { $0 }.min())
+        }
+    }
+}
