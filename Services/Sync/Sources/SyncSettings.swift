@@ -25,3 +25,46 @@ public struct SyncSettings: Sendable {
             authURL: reader.optional("LAYER_AUTH_URL") ?? "http://127.0.0.1:8081")
     }
 }
+
+/// How push connections behave. Environment: `LAYER_PUSH_BUFFER` (packets a device may have
+/// queued), `LAYER_PUSH_HEARTBEAT` (seconds between WebSocket pings; a socket that misses a pong
+/// is closed), `LAYER_EVENTS_KEEPALIVE` (seconds between SSE comments), `LAYER_PUSH_STALL_TIMEOUT`
+/// (seconds a device may keep a full outbox without taking anything from it before it is disconnected), `LAYER_PUSH_SESSION_CHECK`
+/// (seconds between checks that each connection's session is still alive).
+public struct PushSettings: Sendable {
+    public var buffer: Int
+    public var heartbeat: Duration
+    public var keepAlive: Duration
+    public var stallTimeout: Duration
+    public var sessionCheck: Duration
+    /// How long a typist may stay silent before the server moves their indicator on.
+    public var typingTimeout: Duration
+    /// The largest WebSocket frame a client may send.
+    public var maxFrame: Int
+    /// Changes read per user in one fan-out round.
+    public var batch: Int
+
+    public init(
+        buffer: Int = 256, heartbeat: Duration = .seconds(30), keepAlive: Duration = .seconds(15),
+        stallTimeout: Duration = .seconds(30), sessionCheck: Duration = .seconds(60), typingTimeout: Duration = .seconds(6),
+        maxFrame: Int = 256 * 1024, batch: Int = 100
+    ) {
+        self.buffer = buffer
+        self.heartbeat = heartbeat
+        self.keepAlive = keepAlive
+        self.stallTimeout = stallTimeout
+        self.sessionCheck = sessionCheck
+        self.typingTimeout = typingTimeout
+        self.maxFrame = maxFrame
+        self.batch = batch
+    }
+
+    public static func read(_ reader: inout SettingsReader) -> PushSettings {
+        PushSettings(
+            buffer: reader.integer("LAYER_PUSH_BUFFER", default: 256, in: 8...100_000),
+            heartbeat: .seconds(reader.integer("LAYER_PUSH_HEARTBEAT", default: 30, in: 1...3600)),
+            keepAlive: .seconds(reader.integer("LAYER_EVENTS_KEEPALIVE", default: 15, in: 1...3600)),
+            stallTimeout: .seconds(reader.integer("LAYER_PUSH_STALL_TIMEOUT", default: 30, in: 1...3600)),
+            sessionCheck: .seconds(reader.integer("LAYER_PUSH_SESSION_CHECK", default: 60, in: 1...86400)))
+    }
+}

@@ -94,5 +94,3 @@ let m0001CreateAuthSchema = Migration(
             created_at timestamptz NOT NULL DEFAULT now())
         """,
     ])
-
-let authMigrations = MigrationRunner(schema: "auth", migrations: [m0001CreateAuthSchema])

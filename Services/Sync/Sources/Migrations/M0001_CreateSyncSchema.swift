@@ -188,5 +188,3 @@ let m0001CreateSyncSchema = Migration(
             PRIMARY KEY (app_id, tag))
         """,
     ])
-
-let syncMigrations = MigrationRunner(schema: "sync", migrations: [m0001CreateSyncSchema, m0002Push])
