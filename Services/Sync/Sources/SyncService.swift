@@ -19,7 +19,7 @@ public struct SyncService: ConfigurableService {
     public var links: [(rel: String, path: String)] { [("conversations", "/conversations"), ("content", "/content")] }
 
     let settings: SyncSettings
-    let context: SyncContext
+    let context: Messaging
     let sessionAuthenticator: SessionAuthenticator
     let appTokens: any AppTokenVerifier
     let auth: InternalClient
@@ -35,7 +35,7 @@ public struct SyncService: ConfigurableService {
         let postgres = dependencies.postgres
         self.settings = settings
         let store = SyncStore(postgres: postgres)
-        context = SyncContext(
+        context = Messaging(
             store: store, links: ContentLinks(secret: server.internalToken), identities: IdentityRecorder(store: store),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
         auth = InternalClient(

@@ -56,16 +56,28 @@ public struct DatabaseSettings: Sendable, Equatable {
 }
 
 extension PostgresClient {
-    /// Runs `body` in one transaction. Errors thrown by `body` come out as they were thrown, not
-    /// wrapped, so an ``APIError`` raised inside still reaches the client.
+    /// Runs `body` in one transaction. When PostgreSQL aborts it to break a deadlock or a
+    /// serialization conflict with another writer, nothing of it stays, and it runs again (three
+    /// attempts in all), so `body` must do nothing but its SQL. Errors thrown by `body` come out as
+    /// they were thrown, not wrapped, so an ``APIError`` raised inside still reaches the client.
     public func transaction<Result: Sendable>(
         logger: Logger, _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        do {
-            return try await withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            if let closureError = error.closureError { throw closureError }
-            throw error
+        var attempt = 1
+        while true {
+            do {
+                return try await withTransaction(logger: logger) { connection in try await body(connection) }
+            } catch let error as PostgresTransactionError {
+                if let closureError = error.closureError {
+                    if let conflict = closureError as? PSQLError, conflict.isTransactionConflict, attempt < 3 {
+                        attempt += 1
+                        logger.debug("Retrying a transaction after a conflict", metadata: ["attempt": "\(attempt)"])
+                        continue
+                    }
+                    throw closureError
+                }
+                throw error
+            }
         }
     }
 }
@@ -73,4 +85,7 @@ extension PostgresClient {
 extension PSQLError {
     /// The SQLSTATE of a server error, such as `23505` for a unique violation.
     public var sqlState: String? { serverInfo?[.sqlState] }
+
+    /// A deadlock or serialization failure: the transaction was rolled back and may be run again.
+    var isTransactionConflict: Bool { ["40P01", "40001"].contains(sqlState ?? "") }
 }

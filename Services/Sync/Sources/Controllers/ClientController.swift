@@ -6,7 +6,7 @@ import Logging
 
 /// The Client API of conversations, messages, receipts and identities (session-authenticated).
 struct ClientController: Sendable {
-    let service: SyncContext
+    let service: Messaging
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.post("conversations", use: createConversation)
@@ -26,19 +26,24 @@ struct ClientController: Sendable {
     @Sendable func createConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let body = try await request.decodeJSON(
-            SyncContext.CreateConversationBody.self, allowedKeys: SyncContext.CreateConversationBody.keys)
-        return try await service.createConversation(body, app: app, user: user, request: request, context: context)
+            Messaging.CreateConversationBody.self, allowedKeys: Messaging.CreateConversationBody.keys)
+        return try Response.created(
+            try await service.createConversation(body, app: app, user: user, urls: service.urls(request), logger: context.logger))
     }
 
     @Sendable func listConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
-        return try await service.conversationList(app: app, user: user, request: request, context: context)
+        let page = try await service.conversations(
+            app: app, user: user, order: try request.conversationOrder(), paging: try Paging(request, collection: .conversations),
+            urls: service.urls(request), logger: context.logger)
+        return try Response.list(page)
     }
 
     @Sendable func getConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try Response.json(try await service.conversationObject(app: app, id: id, viewer: user, request: request, context: context))
+        return try Response.json(
+            try await service.conversation(app: app, id: id, viewer: user, urls: service.urls(request), logger: context.logger))
     }
 
     @Sendable func patchConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -63,27 +68,35 @@ struct ClientController: Sendable {
     @Sendable func markAllRead(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try await service.markAllRead(app: app, user: user, conversation: id, request: request, context: context)
+        let position = try await request.markAllReadPosition()
+        try await service.markAllRead(app: app, user: user, conversation: id, position: position, logger: context.logger)
+        return Response(status: .noContent)
     }
 
     @Sendable func listMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try await service.messageList(app: app, conversation: id, viewer: user, request: request, context: context)
+        let page = try await service.messages(
+            app: app, conversation: id, viewer: user, paging: try Paging(request, collection: .messages),
+            urls: service.urls(request), logger: context.logger)
+        return try Response.list(page)
     }
 
     @Sendable func sendMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let body = try await request.decodeJSON(MessageInput.self, limit: 256 * 1024, allowedKeys: MessageInput.clientKeys)
-        return try await service.sendMessage(
-            body, app: app, conversation: conversation, sender: .user(user), viewer: user, request: request, context: context)
+        let message = try await service.sendMessage(
+            body, app: app, conversation: conversation, sender: .user(user), viewer: user, urls: service.urls(request),
+            logger: context.logger)
+        return try Response.json(message, status: .created)
     }
 
     @Sendable func getMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        return try Response.json(try await service.messageObject(app: app, id: id, viewer: user, request: request, context: context))
+        return try Response.json(
+            try await service.message(app: app, id: id, viewer: user, urls: service.urls(request), logger: context.logger))
     }
 
     @Sendable func deleteMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -97,7 +110,9 @@ struct ClientController: Sendable {
     @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        return try await service.addReceipt(app: app, user: user, message: id, request: request, context: context)
+        let status = try await request.receiptStatus()
+        try await service.addReceipt(app: app, user: user, message: id, status: status, logger: context.logger)
+        return Response(status: .noContent)
     }
 
     @Sendable func getIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {

@@ -12,7 +12,7 @@ import NIOCore
 /// Bytes are never held whole: the upload is written to the database row by row as it arrives,
 /// and the download reads one row at a time as the client takes it.
 struct ContentController: Sendable {
-    let service: SyncContext
+    let service: Messaging
     let maxBytes: Int
 
     /// Session-authenticated routes.

@@ -4,52 +4,13 @@ import Hummingbird
 import LayerModels
 import LayerServer
 
-/// Paging of the list routes: `page_size` (1…100, default 100) and `from_id`.
-struct Paging {
-    var pageSize: Int
-    var fromID: UUID?
-
-    init(_ request: Request, collection: LayerID.Collection) throws {
-        let query = request.uri.queryParameters
-        pageSize = 100
-        if let text = query["page_size"] {
-            guard let size = Int(String(text)), (1...100).contains(size) else {
-                throw APIError.invalid("page_size", "page_size is a whole number from 1 to 100.")
-            }
-            pageSize = size
-        }
-        if let text = query["from_id"] {
-            let raw = String(text)
-            guard let id = LayerID(parsing: raw.removingPercentEncoding ?? raw, as: collection) else {
-                throw APIError.invalid("from_id", "from_id is a \(collection.rawValue) id.")
-            }
-            fromID = id.uuid
-        }
-    }
-}
-
-extension Response {
-    /// A list with its total in `Layer-Count`.
-    static func list(_ items: some Encodable, total: Int) throws -> Response {
-        var response = try Response.json(items)
-        response.headers[.layerCount] = String(total)
-        return response
-    }
-}
+// What the Client API and the Server API read alike from a request.
 
 extension HTTPField.Name {
-    static let layerCount = Self("Layer-Count")!
     static let ifNoneMatch = Self("If-None-Match")!
 }
 
 extension Request {
-    /// The base of the URLs in response objects: the configured public URL, or this request's host.
-    func urls(publicBaseURL: String?, tls: Bool) -> URLBuilder {
-        if let publicBaseURL { return URLBuilder(base: publicBaseURL) }
-        let host = head.authority ?? "localhost"
-        return URLBuilder(base: "\(tls ? "https" : "http")://\(host)")
-    }
-
     /// `mode` of a deletion: `all_participants` or `my_devices` (`destroy=true` is the old
     /// spelling of `all_participants`).
     func deletionMode() throws -> SyncStore.DeletionMode {
@@ -71,5 +32,39 @@ extension Request {
         case "false", "0": return false
         default: throw APIError.invalid(name, "\(name) is true or false.")
         }
+    }
+
+    /// `sort_by` of a conversation list: `created_at` (the default) or `last_message`.
+    func conversationOrder() throws -> SyncStore.ConversationOrder {
+        let sort = uri.queryParameters["sort_by"].map(String.init) ?? SyncStore.ConversationOrder.createdAt.rawValue
+        guard let order = SyncStore.ConversationOrder(rawValue: sort) else {
+            throw APIError.invalid("sort_by", "sort_by is created_at or last_message.")
+        }
+        return order
+    }
+
+    /// The optional `{"position"}` of `mark_all_read`.
+    func markAllReadPosition() async throws -> Int64? {
+        struct Body: Decodable { var position: Int64? }
+        return try await decodeOptionalJSON(Body.self)?.position
+    }
+
+    /// The `{"type": "delivery" | "read"}` of a receipt.
+    func receiptStatus() async throws -> ReceiptStatus {
+        struct Body: Decodable { var type: String }
+        let body = try await decodeJSON(Body.self, allowedKeys: ["type"])
+        guard let status = ReceiptStatus(name: body.type), status > .sent else {
+            throw APIError.invalid("type", "A receipt's type is 'delivery' or 'read'.")
+        }
+        return status
+    }
+}
+
+extension Response {
+    /// The answer to a create: 201 with a new object, 200 with the existing one it found.
+    static func created<Object: Encodable>(_ created: Messaging.Created<Object>, location: String? = nil) throws -> Response {
+        var response = try Response.json(created.object, status: created.isNew ? .created : .ok)
+        if let location { response.headers[.location] = location }
+        return response
     }
 }

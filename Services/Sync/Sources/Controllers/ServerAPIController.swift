@@ -11,7 +11,7 @@ import LayerServer
 ///
 /// The handlers live in extensions under `ServerAPI/`, one file per area.
 struct ServerAPIController: Sendable {
-    let service: SyncContext
+    let service: Messaging
     let appTokens: any AppTokenVerifier
 
     func addRoutes(to router: Router<LayerRequestContext>) {

@@ -7,7 +7,7 @@ import Logging
 /// `POST /sync`: a device hands in its queued operations and its anchor, and gets back every
 /// change of its user's changelog after that anchor (or the latest state at anchor 0).
 struct SyncController: Sendable {
-    let service: SyncContext
+    let service: Messaging
 
     static let defaultLimit = 500
     static let maxLimit = 5000

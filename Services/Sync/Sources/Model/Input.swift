@@ -136,15 +136,6 @@ enum PartRules {
     }
 }
 
-/// A client-chosen object id: a bare UUID or the full Layer URI of `collection`.
-func clientChosenID(_ text: String?, as collection: LayerID.Collection, property: String = "id") throws -> UUID? {
-    guard let text else { return nil }
-    guard let id = LayerID(parsing: text, as: collection) else {
-        throw APIError.invalid(property, "'\(text)' is not a \(collection.rawValue) id (a UUID or layer:///\(collection.rawValue)/<uuid>).")
-    }
-    return id.uuid
-}
-
 /// A user named in a request: an identity id (`layer:///identities/<user>`), a bare user id, or
 /// an object with one of those as `id` or `user_id`.
 func userID(named value: JSONValue, property: String) throws -> String {

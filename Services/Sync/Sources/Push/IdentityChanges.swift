@@ -8,7 +8,7 @@ import Logging
 /// conversation with them: an `update` setting every field after a create, replace or patch, a
 /// `delete` (with `data` null) after a deletion. Ephemeral, like presence: the identity itself is
 /// always there to read again.
-extension SyncContext {
+extension Messaging {
     func pushIdentityChange(app: UUID, user: String, deleted: Bool, request: Request, context: LayerRequestContext) async {
         let urls = urls(request)
         let reference = Packets.ObjectReference(type: "Identity", id: LayerID.identity(userID: user), url: urls.identity(user))

@@ -11,7 +11,7 @@ import PostgresNIO
 /// error response and the connection stays open.
 struct WebSocketRequests: Sendable {
     let push: Push
-    let service: SyncContext
+    let service: Messaging
     let device: PushDevice
     let session: AuthenticatedSession
     /// The upgrade request: its host makes the URLs, its session is the caller.
@@ -76,14 +76,15 @@ struct WebSocketRequests: Sendable {
                 throw APIError.invalid("object_id", "object_id is a conversation id.")
             }
             let body = try Request.decodeJSON(MessageInput.self, from: try buffer(data), allowedKeys: MessageInput.clientKeys)
-            return try await answer(
-                service.sendMessage(
-                    body, app: app, conversation: conversation, sender: .user(user), viewer: user, request: request,
-                    context: context))
+            return try jsonValue(
+                await service.sendMessage(
+                    body, app: app, conversation: conversation, sender: .user(user), viewer: user, urls: device.urls,
+                    logger: context.logger))
         case "Conversation.create":
             let body = try Request.decodeJSON(
-                SyncContext.CreateConversationBody.self, from: try buffer(data), allowedKeys: SyncContext.CreateConversationBody.keys)
-            return try await answer(service.createConversation(body, app: app, user: user, request: request, context: context))
+                Messaging.CreateConversationBody.self, from: try buffer(data), allowedKeys: Messaging.CreateConversationBody.keys)
+            return try jsonValue(
+                await service.createConversation(body, app: app, user: user, urls: device.urls, logger: context.logger).object)
         case "Event.replay":
             try await replay(data, requestID: requestID)
             return nil
@@ -122,12 +123,6 @@ struct WebSocketRequests: Sendable {
             throw APIError(.missingProperty, "This request takes its properties in data.", property: "data")
         }
         return try ByteBuffer.json(data)
-    }
-
-    /// A route's answer as a response's `data`.
-    private func answer(_ response: Response) async throws -> JSONValue? {
-        let body = try await response.collectBody()
-        return JSONValue(jsonText: String(buffer: body))
     }
 
     /// `Event.replay {"from_timestamp"}`: every change this device was given that was logged

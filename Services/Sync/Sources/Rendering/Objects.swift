@@ -1,13 +1,12 @@
 import Foundation
 import LayerModels
+import LayerServer
 
 // The objects of the Client and Server APIs as the sync service renders them. Empty attributes
 // are written as explicit `null`s, as the original Server API did, so every object has one shape.
 
-/// Where objects point their `url` fields: the public base URL of the suite.
-struct URLBuilder: Sendable {
-    let base: String
-
+/// The URLs of the sync service's objects.
+extension URLBuilder {
     func conversation(_ id: UUID) -> String { "\(base)/conversations/\(id.lowercased)" }
     func messages(of id: UUID) -> String { "\(conversation(id))/messages" }
     func message(_ id: UUID) -> String { "\(base)/messages/\(id.lowercased)" }

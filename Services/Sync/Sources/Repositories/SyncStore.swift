@@ -10,18 +10,9 @@ import PostgresNIO
 struct SyncStore: Sendable {
     let postgres: PostgresClient
 
-    /// Runs `body` in a transaction, again (up to three times) when PostgreSQL broke a deadlock
-    /// between it and another writer by aborting it: nothing of an aborted attempt stays.
+    /// Runs `body` in a transaction (run again after a deadlock; see `PostgresClient.transaction`).
     func write<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        var attempt = 1
-        while true {
-            do {
-                return try await postgres.transaction(logger: logger, body)
-            } catch let error as PSQLError where ["40P01", "40001"].contains(error.sqlState ?? "") && attempt < 3 {
-                attempt += 1
-                logger.debug("Retrying a transaction after a deadlock", metadata: ["attempt": "\(attempt)"])
-            }
-        }
+        try await postgres.transaction(logger: logger, body)
     }
 
     func read<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {

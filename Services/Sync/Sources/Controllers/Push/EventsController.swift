@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// every few seconds keeps proxies from cutting an idle stream.
 struct EventsController {
     let push: Push
-    let service: SyncContext
+    let service: Messaging
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.get("events", use: events)

@@ -17,7 +17,7 @@ import ServiceLifecycle
 struct WebSocketController {
     static let subprotocol = "layer-3.0"
     let push: Push
-    let service: SyncContext
+    let service: Messaging
     let authenticator: SessionAuthenticator
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {

@@ -151,7 +151,7 @@ extension ServerAPIController {
 /// The Client API of announcements (session-authenticated): a user lists, reads, acknowledges
 /// and deletes the announcements sent to them.
 struct AnnouncementController: Sendable {
-    let service: SyncContext
+    let service: Messaging
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.get("announcements", use: list)
@@ -169,7 +169,7 @@ struct AnnouncementController: Sendable {
             let (views, total) = try await store.announcements(
                 app: app, user: user, fromID: paging.fromID, pageSize: paging.pageSize, connection, context.logger)
             var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
-            return try Response.list(try await presenter.announcements(views), total: total)
+            return try Response.list(Page(items: try await presenter.announcements(views), total: total))
         }
     }
 
@@ -195,10 +195,7 @@ struct AnnouncementController: Sendable {
     @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
-        let body = try await request.decodeJSON(SyncContext.ReceiptBody.self, allowedKeys: ["type"])
-        guard let status = ReceiptStatus(name: body.type), status > .sent else {
-            throw APIError.invalid("type", "A receipt's type is 'delivery' or 'read'.")
-        }
+        let status = try await request.receiptStatus()
         try await service.store.addAnnouncementReceipt(app: app, user: user, id: id, status: status, logger: context.logger)
         return Response(status: .noContent)
     }

@@ -52,26 +52,24 @@ extension ServerAPIController {
         default:
             break
         }
-        return try await service.conversationResponse(
-            outcome, app: app, viewer: nil, request: request, context: context,
-            location: { Self.location(app: app, conversation: $0) })
+        let created = try await service.created(outcome, app: app, viewer: nil, urls: service.urls(request), logger: context.logger)
+        let id = LayerID(parsing: created.object.id, as: .conversations)?.uuid
+        return try Response.created(created, location: id.map { Self.location(app: app, conversation: $0) })
     }
 
     /// The answer to a repeated `If-None-Match` tag: the conversation created the first time.
     private func repeatedConversation(
         _ id: UUID, app: UUID, request: Request, context: LayerRequestContext
     ) async throws -> Response {
-        let object = try await service.conversationObject(app: app, id: id, viewer: nil, request: request, context: context)
-        var response = try Response.json(object, status: .created)
-        response.headers[.location] = Self.location(app: app, conversation: id)
-        return response
+        let object = try await service.conversation(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
+        return try Response.created(.init(object: object, isNew: true), location: Self.location(app: app, conversation: id))
     }
 
     @Sendable func getConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
         return try Response.json(
-            try await service.conversationObject(app: app, id: id, viewer: nil, request: request, context: context))
+            try await service.conversation(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger))
     }
 
     @Sendable func patchConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -96,7 +94,10 @@ extension ServerAPIController {
     @Sendable func listMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try await service.messageList(app: app, conversation: id, viewer: nil, request: request, context: context)
+        let page = try await service.messages(
+            app: app, conversation: id, viewer: nil, paging: try Paging(request, collection: .messages),
+            urls: service.urls(request), logger: context.logger)
+        return try Response.list(page)
     }
 
     /// Sends as a user (`sender_id`, or `sender.user_id`), who must be a current participant, or
@@ -129,9 +130,10 @@ extension ServerAPIController {
             }
         }
         do {
-            return try await service.sendMessage(
-                body, app: app, conversation: conversation, sender: sender.sender, viewer: nil, request: request,
-                context: context)
+            let message = try await service.sendMessage(
+                body, app: app, conversation: conversation, sender: sender.sender, viewer: nil, urls: service.urls(request),
+                logger: context.logger)
+            return try Response.json(message, status: .created)
         } catch let error as APIError where error.body.id == ErrorID.idInUse.rawValue && reserved != nil {
             // A concurrent request with the same tag sent it under the reserved id first.
             return try await repeatedMessage(reserved!, app: app, request: request, context: context)
@@ -139,7 +141,7 @@ extension ServerAPIController {
     }
 
     private func repeatedMessage(_ id: UUID, app: UUID, request: Request, context: LayerRequestContext) async throws -> Response {
-        let object = try await service.messageObject(app: app, id: id, viewer: nil, request: request, context: context)
+        let object = try await service.message(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
         return try Response.json(object, status: .created)
     }
 
@@ -147,7 +149,7 @@ extension ServerAPIController {
         let app = try appID(context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        let message = try await service.messageObject(app: app, id: id, viewer: nil, request: request, context: context)
+        let message = try await service.message(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
         guard message.conversation?.id == LayerID(.conversations, conversation).uri else {
             throw APIError.notFound("The message")
         }

@@ -12,26 +12,34 @@ extension ServerAPIController {
 
     @Sendable func listUserConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
-        return try await service.conversationList(app: app, user: user, request: request, context: context)
+        let page = try await service.conversations(
+            app: app, user: user, order: try request.conversationOrder(), paging: try Paging(request, collection: .conversations),
+            urls: service.urls(request), logger: context.logger)
+        return try Response.list(page)
     }
 
     @Sendable func getUserConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
         return try Response.json(
-            try await service.conversationObject(app: app, id: id, viewer: user, request: request, context: context))
+            try await service.conversation(app: app, id: id, viewer: user, urls: service.urls(request), logger: context.logger))
     }
 
     @Sendable func markAllRead(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try await service.markAllRead(app: app, user: user, conversation: id, request: request, context: context)
+        let position = try await request.markAllReadPosition()
+        try await service.markAllRead(app: app, user: user, conversation: id, position: position, logger: context.logger)
+        return Response(status: .noContent)
     }
 
     @Sendable func listUserMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try await service.messageList(app: app, conversation: id, viewer: user, request: request, context: context)
+        let page = try await service.messages(
+            app: app, conversation: id, viewer: user, paging: try Paging(request, collection: .messages),
+            urls: service.urls(request), logger: context.logger)
+        return try Response.list(page)
     }
 
     // MARK: Acting as the user
@@ -39,7 +47,9 @@ extension ServerAPIController {
     @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        return try await service.addReceipt(app: app, user: user, message: id, request: request, context: context)
+        let status = try await request.receiptStatus()
+        try await service.addReceipt(app: app, user: user, message: id, status: status, logger: context.logger)
+        return Response(status: .noContent)
     }
 
     /// `mode=my_devices` hides the message from the user; `mode=all_participants` deletes it for

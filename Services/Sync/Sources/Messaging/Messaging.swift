@@ -1,0 +1,181 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// What the sync service does with conversations and messages, whatever carries the request: the
+/// Client API, the Server API (as the app or as one of its users) and WebSocket requests all call
+/// these, with plain values in and the API's objects out; each transport encodes them its way.
+struct Messaging: Sendable {
+    let store: SyncStore
+    let links: ContentLinks
+    let identities: IdentityRecorder
+    let publicBaseURL: String?
+    let tls: Bool
+
+    /// A new object, or an existing one that a create found instead (a distinct conversation).
+    struct Created<Object: Sendable>: Sendable {
+        var object: Object
+        var isNew: Bool
+    }
+
+    /// The calling user and app of a session-authenticated request; their identity is brought up
+    /// to date with the session's claims on the way.
+    func caller(_ context: LayerRequestContext) async throws -> (user: String, app: UUID) {
+        let session = try context.requireSession()
+        try await identities.record(session, logger: context.logger)
+        return (session.userID, session.appID)
+    }
+
+    /// Where the objects answered to `request` point their URLs.
+    func urls(_ request: Request) -> URLBuilder {
+        request.urls(publicBaseURL: publicBaseURL, tls: tls)
+    }
+
+    func presenter(
+        app: UUID, viewer: String?, urls: URLBuilder, _ connection: PostgresConnection, _ logger: Logger
+    ) -> Presenter {
+        Presenter(app: app, viewer: viewer, urls: urls, links: links, connection: connection, logger: logger)
+    }
+
+    /// A conversation as `viewer` sees it (nil: the system view); 404 if they may not.
+    func conversation(app: UUID, id: UUID, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> ConversationObject {
+        try await store.read(logger: logger) { connection in
+            let (record, _) = try await store.access(
+                app: app, conversation: id, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection, logger)
+            var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
+            return try await presenter.conversations([record])[0]
+        }
+    }
+
+    func message(app: UUID, id: UUID, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> MessageObject {
+        try await store.read(logger: logger) { connection in
+            let (record, _) = try await store.visibleMessage(
+                app: app, id: id, caller: viewer.map(Caller.user) ?? .app, connection, logger)
+            var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
+            return try await presenter.messages([record])[0]
+        }
+    }
+
+    /// The conversation a create came to: the new one, or the distinct one that matched. Throws
+    /// 409 `conflict` (with it) when that one has other metadata, or 409 `id_in_use` (with the
+    /// conversation if the caller may see it).
+    func created(
+        _ outcome: SyncStore.CreateOutcome, app: UUID, viewer: String?, urls: URLBuilder, logger: Logger
+    ) async throws -> Created<ConversationObject> {
+        func object(_ id: UUID) async throws -> ConversationObject {
+            try await conversation(app: app, id: id, viewer: viewer, urls: urls, logger: logger)
+        }
+        switch outcome {
+        case .created(let id):
+            return Created(object: try await object(id), isNew: true)
+        case .existing(let id):
+            return Created(object: try await object(id), isNew: false)
+        case .conflict(let id):
+            throw APIError(
+                .conflict, "A distinct conversation with these participants exists with other metadata.",
+                data: try await jsonValue(object(id)))
+        case .idInUse(let id):
+            let existing = try? await object(id)
+            throw APIError(.idInUse, "The requested conversation id is already in use.", data: try existing.map(jsonValue))
+        }
+    }
+
+    struct CreateConversationBody: Decodable, Sendable {
+        var id: String?
+        var participants: [JSONValue]?
+        var distinct: Bool?
+        var metadata: JSONValue?
+        static let keys: Set<String> = ["id", "participants", "distinct", "metadata"]
+    }
+
+    /// Creates a conversation for a user (`POST /conversations`, WebSocket `Conversation.create`).
+    func createConversation(
+        _ body: CreateConversationBody, app: UUID, user: String, urls: URLBuilder, logger: Logger
+    ) async throws -> Created<ConversationObject> {
+        let new = try SyncStore.NewConversation(
+            id: LayerID.clientChosen(body.id, as: .conversations),
+            participants: (body.participants ?? []).enumerated().map { try userID(named: $1, property: "participants.\($0)") },
+            distinct: body.distinct ?? true, metadata: body.metadata)
+        let outcome = try await store.createConversation(app: app, caller: .user(user), new, logger: logger)
+        return try await created(outcome, app: app, viewer: user, urls: urls, logger: logger)
+    }
+
+    /// Sends a message and returns it; 409 `id_in_use` with the earlier message of a repeated id.
+    func sendMessage(
+        _ body: MessageInput, app: UUID, conversation: UUID, sender: SyncStore.Sender, viewer: String?, urls: URLBuilder,
+        logger: Logger
+    ) async throws -> MessageObject {
+        let id = try LayerID.clientChosen(body.id, as: .messages) ?? UUID()
+        var parts = try PartRules.validate(body.parts, messageID: id)
+        if let notification = body.notification, notification != .null {
+            guard case .object = notification else { throw APIError.invalid("notification", "notification is an object.") }
+        }
+        parts = try await store.resolveContent(app: app, owner: sender.userID, parts: parts, logger: logger)
+        let outcome = try await store.send(
+            app: app, conversation: conversation, sender: sender, id: id, parts: parts,
+            notification: body.notification == .null ? nil : body.notification, logger: logger)
+        switch outcome {
+        case .sent(let sent):
+            // Rendered from what the write returned: a new message has no receipts yet.
+            let presenter = Presenter(app: app, viewer: viewer, urls: urls, links: links, connection: nil, logger: logger)
+            return presenter.newMessage(sent)
+        case .idInUse(let id):
+            let existing = try? await message(app: app, id: id, viewer: viewer, urls: urls, logger: logger)
+            throw APIError(.idInUse, "The requested message already exists.", data: try existing.map(jsonValue))
+        }
+    }
+}
+
+/// The work that the Client API and the Server API's user view share: the same for one user,
+/// whether that user is the session's or named in the path.
+extension Messaging {
+    /// A page of `user`'s conversations.
+    func conversations(
+        app: UUID, user: String, order: SyncStore.ConversationOrder, paging: Paging, urls: URLBuilder, logger: Logger
+    ) async throws -> Page<ConversationObject> {
+        try await store.read(logger: logger) { connection in
+            let (records, total) = try await store.conversations(
+                app: app, user: user, order: order, fromID: paging.fromID, pageSize: paging.pageSize, connection, logger)
+            var presenter = presenter(app: app, viewer: user, urls: urls, connection, logger)
+            return Page(items: try await presenter.conversations(records), total: total)
+        }
+    }
+
+    /// A page of a conversation's messages as `viewer` sees them (nil: all of them), newest first.
+    func messages(
+        app: UUID, conversation: UUID, viewer: String?, paging: Paging, urls: URLBuilder, logger: Logger
+    ) async throws -> Page<MessageObject> {
+        try await store.read(logger: logger) { connection in
+            _ = try await store.access(
+                app: app, conversation: conversation, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection,
+                logger)
+            let (records, total) = try await store.messages(
+                app: app, conversation: conversation, viewer: viewer, fromID: paging.fromID, pageSize: paging.pageSize,
+                connection, logger)
+            var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
+            return Page(items: try await presenter.messages(records), total: total)
+        }
+    }
+
+    /// Everything up to `position` (all of it without one) is read for `user`.
+    func markAllRead(app: UUID, user: String, conversation: UUID, position: Int64?, logger: Logger) async throws {
+        if let position, position < 0 {
+            throw APIError.invalid("position", "position is a message position, 0 or more.")
+        }
+        try await store.markAllRead(app: app, user: user, conversation: conversation, position: position, logger: logger)
+    }
+
+    func addReceipt(app: UUID, user: String, message: UUID, status: ReceiptStatus, logger: Logger) async throws {
+        try await store.write(logger: logger) { connection in
+            try await store.addReceipt(app: app, user: user, message: message, status: status, connection, logger)
+        }
+    }
+}
+
+/// An encodable object as a `JSONValue`, to put it in an error's `data` or a WebSocket response.
+func jsonValue(_ value: some Encodable) throws -> JSONValue {
+    try LayerJSONDecoder.make().decode(JSONValue.self, from: LayerJSONEncoder.make().encode(value))
+}
