@@ -42,8 +42,8 @@ struct ContentTests {
             let firstLink = try #require(uploaded.json?["download_url"]?.stringValue)
 
             let stored = try await storedChunks(harness, uuid)
-            #expect(stored.count == (payload.count + SyncStore.contentChunkSize - 1) / SyncStore.contentChunkSize)
-            #expect(stored.largest == SyncStore.contentChunkSize)
+            #expect(stored.count == (payload.count + ContentRepository.contentChunkSize - 1) / ContentRepository.contentChunkSize)
+            #expect(stored.largest == ContentRepository.contentChunkSize)
             #expect(stored.total == payload.count)
 
             let fetched = try await alice.get("/content/\(uuid.lowercased)")

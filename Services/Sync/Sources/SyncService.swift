@@ -34,7 +34,7 @@ public struct SyncService: ConfigurableService {
         let server = dependencies.server
         let postgres = dependencies.postgres
         self.settings = settings
-        let store = SyncStore(postgres: postgres)
+        let store = SyncRepositories(postgres: postgres)
         context = Messaging(
             store: store, links: ContentLinks(secret: server.internalToken), identities: IdentityRecorder(store: store),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
@@ -83,7 +83,7 @@ public struct SyncService: ConfigurableService {
 
     /// This replica must be on record before its first device is.
     public func prepare(logger: Logger) async throws {
-        try await push.store.registerReplica(push.hub.replicaID, logger: logger)
+        try await push.store.devices.registerReplica(push.hub.replicaID, logger: logger)
     }
 
     public var readiness: [String: OperationalRoutes.Check] {

@@ -82,6 +82,13 @@ extension PostgresClient {
     }
 }
 
+extension PostgresClient {
+    /// `NOTIFY channel, payload`: delivered to every listener once the statement commits.
+    public func notify(_ channel: String, payload: String, logger: Logger) async throws {
+        try await query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+    }
+}
+
 extension PSQLError {
     /// The SQLSTATE of a server error, such as `23505` for a unique violation.
     public var sqlState: String? { serverInfo?[.sqlState] }

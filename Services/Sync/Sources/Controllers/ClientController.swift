@@ -50,7 +50,7 @@ struct ClientController: Sendable {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
         let operations = try await request.decodeLayerPatch()
-        try await service.store.patchConversation(
+        try await service.store.conversations.patchConversation(
             app: app, caller: .user(user), id: id, operations: operations, logger: context.logger)
         return Response(status: .noContent)
     }
@@ -60,7 +60,7 @@ struct ClientController: Sendable {
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
         let mode = try request.deletionMode()
         let leave = try request.booleanQuery("leave")
-        try await service.store.deleteConversation(
+        try await service.store.conversations.deleteConversation(
             app: app, caller: .user(user), id: id, mode: mode, leave: leave, logger: context.logger)
         return Response(status: .noContent)
     }
@@ -102,7 +102,7 @@ struct ClientController: Sendable {
     @Sendable func deleteMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        try await service.store.deleteMessage(
+        try await service.store.messages.deleteMessage(
             app: app, caller: .user(user), id: id, mode: try request.deletionMode(), logger: context.logger)
         return Response(status: .noContent)
     }
@@ -120,8 +120,8 @@ struct ClientController: Sendable {
         let user = try context.parameters.appUserID("user")
         let urls = service.urls(request)
         return try await service.store.read(logger: context.logger) { connection in
-            guard try await service.store.sharesConversation(app: app, viewer: viewer, user: user, connection, context.logger),
-                let record = try await service.store.identity(app: app, user: user, connection, context.logger)
+            guard try await service.store.identities.sharesConversation(app: app, viewer: viewer, user: user, connection, context.logger),
+                let record = try await service.store.identities.identity(app: app, user: user, connection, context.logger)
             else { throw APIError.notFound("The identity") }
             var presenter = service.presenter(app: app, viewer: viewer, urls: urls, connection, context.logger)
             try await presenter.loadIdentities([user])

@@ -13,10 +13,10 @@ extension HTTPField.Name {
 extension Request {
     /// `mode` of a deletion: `all_participants` or `my_devices` (`destroy=true` is the old
     /// spelling of `all_participants`).
-    func deletionMode() throws -> SyncStore.DeletionMode {
+    func deletionMode() throws -> ConversationRepository.DeletionMode {
         let query = uri.queryParameters
         if let mode = query["mode"] {
-            guard let parsed = SyncStore.DeletionMode(rawValue: String(mode)) else {
+            guard let parsed = ConversationRepository.DeletionMode(rawValue: String(mode)) else {
                 throw APIError.invalid("mode", "mode is all_participants or my_devices.")
             }
             return parsed
@@ -35,9 +35,9 @@ extension Request {
     }
 
     /// `sort_by` of a conversation list: `created_at` (the default) or `last_message`.
-    func conversationOrder() throws -> SyncStore.ConversationOrder {
-        let sort = uri.queryParameters["sort_by"].map(String.init) ?? SyncStore.ConversationOrder.createdAt.rawValue
-        guard let order = SyncStore.ConversationOrder(rawValue: sort) else {
+    func conversationOrder() throws -> ConversationRepository.ConversationOrder {
+        let sort = uri.queryParameters["sort_by"].map(String.init) ?? ConversationRepository.ConversationOrder.createdAt.rawValue
+        guard let order = ConversationRepository.ConversationOrder(rawValue: sort) else {
             throw APIError.invalid("sort_by", "sort_by is created_at or last_message.")
         }
         return order

@@ -40,7 +40,7 @@ struct SyncController: Sendable {
     /// Where the device stands: a sequence number of its changelog, or a paged snapshot.
     enum Anchor {
         case seq(Int64)
-        case snapshot(SyncStore.SnapshotCursor)
+        case snapshot(ChangelogRepository.SnapshotCursor)
 
         init(_ value: JSONValue?) throws {
             switch value {
@@ -52,7 +52,7 @@ struct SyncController: Sendable {
             case .string(let text)?:
                 if let seq = Int64(text), seq >= 0 {
                     self = .seq(seq)
-                } else if let cursor = SyncStore.SnapshotCursor(text: text) {
+                } else if let cursor = ChangelogRepository.SnapshotCursor(text: text) {
                     self = .snapshot(cursor)
                 } else {
                     throw Self.malformed
@@ -73,7 +73,7 @@ struct SyncController: Sendable {
         guard (1...Self.maxLimit).contains(limit) else {
             throw APIError.invalid("limit", "limit is a whole number from 1 to \(Self.maxLimit).")
         }
-        guard let policy = SyncStore.SyncPolicy(rawValue: body.policy ?? "unread_only") else {
+        guard let policy = ChangelogRepository.SyncPolicy(rawValue: body.policy ?? "unread_only") else {
             throw APIError.invalid("policy", "policy is complete, unread_only or partial.")
         }
         let partialCount = body.partialCount ?? 20
@@ -89,13 +89,13 @@ struct SyncController: Sendable {
         let store = service.store
         let answer = try await store.read(logger: context.logger) { connection in
             var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
-            let last = try await store.lastSeq(app: app, user: user, connection, context.logger)
+            let last = try await store.changelog.lastSeq(app: app, user: user, connection, context.logger)
             switch anchor {
             case .seq(let seq) where seq > 0:
                 guard seq <= last else {
                     throw APIError.invalid("anchor", "The anchor \(seq) is ahead of this user's changelog (at \(last)).")
                 }
-                let (changes, more) = try await store.changes(after: seq, limit: limit, presenter: &presenter, context.logger)
+                let (changes, more) = try await store.changelog.changes(after: seq, limit: limit, presenter: &presenter, context.logger)
                 return Answer(anchor: .number(Double(changes.last?.seq ?? seq)), more: more, operations: changes)
             case .seq:
                 return try await snapshot(cursor: nil, seq: last, policy, partialCount, limit, &presenter, context.logger)
@@ -108,10 +108,10 @@ struct SyncController: Sendable {
     }
 
     private func snapshot(
-        cursor: SyncStore.SnapshotCursor?, seq: Int64, _ policy: SyncStore.SyncPolicy, _ partialCount: Int, _ limit: Int,
+        cursor: ChangelogRepository.SnapshotCursor?, seq: Int64, _ policy: ChangelogRepository.SyncPolicy, _ partialCount: Int, _ limit: Int,
         _ presenter: inout Presenter, _ logger: Logger
     ) async throws -> Answer {
-        let (operations, next) = try await service.store.snapshot(
+        let (operations, next) = try await service.store.changelog.snapshot(
             cursor: cursor, seq: seq, policy: policy, partialCount: partialCount, limit: limit, presenter: &presenter, logger)
         return Answer(
             anchor: next.map { .string($0.text) } ?? .number(Double(seq)), more: next != nil, operations: operations)
@@ -126,13 +126,13 @@ struct SyncController: Sendable {
                 resolved.append(operation)
                 continue
             }
-            message.parts = try await store.resolveContent(app: app, owner: user, parts: message.parts, logger: logger)
+            message.parts = try await store.content.resolveContent(app: app, owner: user, parts: message.parts, logger: logger)
             resolved.append(ClientOperation(index: operation.index, kind: .newMessage(message)))
         }
         try await store.write(logger: logger) { connection in
             for operation in resolved {
                 do {
-                    try await store.apply(operation, app: app, user: user, connection, logger)
+                    try await store.messages.apply(operation, app: app, user: user, connection, logger)
                 } catch let error as APIError {
                     throw error.about(operation: operation.index)
                 }

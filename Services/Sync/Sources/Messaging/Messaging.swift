@@ -9,7 +9,7 @@ import PostgresNIO
 /// Client API, the Server API (as the app or as one of its users) and WebSocket requests all call
 /// these, with plain values in and the API's objects out; each transport encodes them its way.
 struct Messaging: Sendable {
-    let store: SyncStore
+    let store: SyncRepositories
     let links: ContentLinks
     let identities: IdentityRecorder
     let publicBaseURL: String?
@@ -43,7 +43,7 @@ struct Messaging: Sendable {
     /// A conversation as `viewer` sees it (nil: the system view); 404 if they may not.
     func conversation(app: UUID, id: UUID, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> ConversationObject {
         try await store.read(logger: logger) { connection in
-            let (record, _) = try await store.access(
+            let (record, _) = try await store.conversations.access(
                 app: app, conversation: id, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection, logger)
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
             return try await presenter.conversations([record])[0]
@@ -52,7 +52,7 @@ struct Messaging: Sendable {
 
     func message(app: UUID, id: UUID, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> MessageObject {
         try await store.read(logger: logger) { connection in
-            let (record, _) = try await store.visibleMessage(
+            let (record, _) = try await store.messages.visibleMessage(
                 app: app, id: id, caller: viewer.map(Caller.user) ?? .app, connection, logger)
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
             return try await presenter.messages([record])[0]
@@ -63,7 +63,7 @@ struct Messaging: Sendable {
     /// 409 `conflict` (with it) when that one has other metadata, or 409 `id_in_use` (with the
     /// conversation if the caller may see it).
     func created(
-        _ outcome: SyncStore.CreateOutcome, app: UUID, viewer: String?, urls: URLBuilder, logger: Logger
+        _ outcome: ConversationRepository.CreateOutcome, app: UUID, viewer: String?, urls: URLBuilder, logger: Logger
     ) async throws -> Created<ConversationObject> {
         func object(_ id: UUID) async throws -> ConversationObject {
             try await conversation(app: app, id: id, viewer: viewer, urls: urls, logger: logger)
@@ -95,17 +95,17 @@ struct Messaging: Sendable {
     func createConversation(
         _ body: CreateConversationBody, app: UUID, user: String, urls: URLBuilder, logger: Logger
     ) async throws -> Created<ConversationObject> {
-        let new = try SyncStore.NewConversation(
+        let new = try ConversationRepository.NewConversation(
             id: LayerID.clientChosen(body.id, as: .conversations),
             participants: (body.participants ?? []).enumerated().map { try userID(named: $1, property: "participants.\($0)") },
             distinct: body.distinct ?? true, metadata: body.metadata)
-        let outcome = try await store.createConversation(app: app, caller: .user(user), new, logger: logger)
+        let outcome = try await store.conversations.createConversation(app: app, caller: .user(user), new, logger: logger)
         return try await created(outcome, app: app, viewer: user, urls: urls, logger: logger)
     }
 
     /// Sends a message and returns it; 409 `id_in_use` with the earlier message of a repeated id.
     func sendMessage(
-        _ body: MessageInput, app: UUID, conversation: UUID, sender: SyncStore.Sender, viewer: String?, urls: URLBuilder,
+        _ body: MessageInput, app: UUID, conversation: UUID, sender: MessageRepository.Sender, viewer: String?, urls: URLBuilder,
         logger: Logger
     ) async throws -> MessageObject {
         let id = try LayerID.clientChosen(body.id, as: .messages) ?? UUID()
@@ -113,8 +113,8 @@ struct Messaging: Sendable {
         if let notification = body.notification, notification != .null {
             guard case .object = notification else { throw APIError.invalid("notification", "notification is an object.") }
         }
-        parts = try await store.resolveContent(app: app, owner: sender.userID, parts: parts, logger: logger)
-        let outcome = try await store.send(
+        parts = try await store.content.resolveContent(app: app, owner: sender.userID, parts: parts, logger: logger)
+        let outcome = try await store.messages.send(
             app: app, conversation: conversation, sender: sender, id: id, parts: parts,
             notification: body.notification == .null ? nil : body.notification, logger: logger)
         switch outcome {
@@ -134,10 +134,10 @@ struct Messaging: Sendable {
 extension Messaging {
     /// A page of `user`'s conversations.
     func conversations(
-        app: UUID, user: String, order: SyncStore.ConversationOrder, paging: Paging, urls: URLBuilder, logger: Logger
+        app: UUID, user: String, order: ConversationRepository.ConversationOrder, paging: Paging, urls: URLBuilder, logger: Logger
     ) async throws -> Page<ConversationObject> {
         try await store.read(logger: logger) { connection in
-            let (records, total) = try await store.conversations(
+            let (records, total) = try await store.conversations.conversations(
                 app: app, user: user, order: order, fromID: paging.fromID, pageSize: paging.pageSize, connection, logger)
             var presenter = presenter(app: app, viewer: user, urls: urls, connection, logger)
             return Page(items: try await presenter.conversations(records), total: total)
@@ -149,10 +149,10 @@ extension Messaging {
         app: UUID, conversation: UUID, viewer: String?, paging: Paging, urls: URLBuilder, logger: Logger
     ) async throws -> Page<MessageObject> {
         try await store.read(logger: logger) { connection in
-            _ = try await store.access(
+            _ = try await store.conversations.access(
                 app: app, conversation: conversation, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection,
                 logger)
-            let (records, total) = try await store.messages(
+            let (records, total) = try await store.messages.messages(
                 app: app, conversation: conversation, viewer: viewer, fromID: paging.fromID, pageSize: paging.pageSize,
                 connection, logger)
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
@@ -165,12 +165,12 @@ extension Messaging {
         if let position, position < 0 {
             throw APIError.invalid("position", "position is a message position, 0 or more.")
         }
-        try await store.markAllRead(app: app, user: user, conversation: conversation, position: position, logger: logger)
+        try await store.messages.markAllRead(app: app, user: user, conversation: conversation, position: position, logger: logger)
     }
 
     func addReceipt(app: UUID, user: String, message: UUID, status: ReceiptStatus, logger: Logger) async throws {
         try await store.write(logger: logger) { connection in
-            try await store.addReceipt(app: app, user: user, message: message, status: status, connection, logger)
+            try await store.messages.addReceipt(app: app, user: user, message: message, status: status, connection, logger)
         }
     }
 }

@@ -18,7 +18,7 @@ extension Messaging {
                 change = Packets.change("delete", reference, JSONValue.null)
             } else {
                 let identity = try await store.read(logger: context.logger) { connection -> JSONValue? in
-                    guard let record = try await store.identity(app: app, user: user, connection, context.logger) else { return nil }
+                    guard let record = try await store.identities.identity(app: app, user: user, connection, context.logger) else { return nil }
                     var presenter = presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
                     try await presenter.loadIdentities([user])
                     return try jsonValue(presenter.identity(record))
@@ -28,7 +28,7 @@ extension Messaging {
                     .map { Packets.PatchOperation.set($0.key, $0.value) }
                 change = Packets.change("update", reference, patch)
             }
-            let users = try await store.contacts(app: app, user: user, logger: context.logger)
+            let users = try await store.devices.contacts(app: app, user: user, logger: context.logger)
             _ = try await PushChannel.publish(
                 EphemeralPacket(type: change.type, body: change.body, event: "identity"), app: app, users: users,
                 postgres: store.postgres, logger: context.logger)

@@ -11,14 +11,14 @@ import ServiceLifecycle
 struct Push: Sendable {
     let settings: PushSettings
     let hub = PushHub()
-    let store: SyncStore
+    let store: SyncRepositories
     let postgres: PostgresClient
     let links: ContentLinks
     let introspector: any SessionIntrospector
     let presence: Presence
     let typing: TypingTracker
 
-    init(settings: PushSettings, store: SyncStore, postgres: PostgresClient, links: ContentLinks, introspector: any SessionIntrospector) {
+    init(settings: PushSettings, store: SyncRepositories, postgres: PostgresClient, links: ContentLinks, introspector: any SessionIntrospector) {
         self.settings = settings
         self.store = store
         self.postgres = postgres
@@ -40,7 +40,7 @@ struct Push: Sendable {
     /// after the user's latest change.
     func startSeq(app: UUID, user: String, anchor: Int64?, property: String, logger: Logger) async throws -> Int64 {
         let last = try await store.read(logger: logger) { connection in
-            try await store.lastSeq(app: app, user: user, connection, logger)
+            try await store.changelog.lastSeq(app: app, user: user, connection, logger)
         }
         guard let anchor else { return last }
         guard (0...last).contains(anchor) else {
@@ -59,7 +59,7 @@ struct Push: Sendable {
             sessionToken: token, expiresAt: session.expiresAt, urls: urls, after: seq, capacity: settings.buffer)
         hub.add(device)
         do {
-            let webSockets = try await store.addDevice(device, replica: hub.replicaID, logger: logger)
+            let webSockets = try await store.devices.addDevice(device, replica: hub.replicaID, logger: logger)
             if kind == .webSocket, webSockets == 1 {
                 try await presence.connected(app: session.appID, user: session.userID, urls: urls, logger: logger)
             }
@@ -75,7 +75,7 @@ struct Push: Sendable {
         if device.closeReason == nil { device.close(.shuttingDown) }
         hub.remove(device)
         do {
-            let webSockets = try await store.removeDevice(device, replica: hub.replicaID, logger: logger)
+            let webSockets = try await store.devices.removeDevice(device, replica: hub.replicaID, logger: logger)
             if device.kind == .webSocket, webSockets == 0 {
                 try await presence.disconnected(app: device.key.app, user: device.key.user, urls: device.urls, logger: logger)
             }
@@ -122,16 +122,16 @@ struct PushMaintenance: Service {
                 lastSessionCheck = now
                 await checkSessions()
             }
-            if now - lastRefresh >= SyncStore.replicaLifetime / 3 {
+            if now - lastRefresh >= DeviceRepository.replicaLifetime / 3 {
                 lastRefresh = now
                 do {
-                    try await push.store.refreshReplica(push.hub.replicaID, devices: push.hub.allDevices, logger: logger)
+                    try await push.store.devices.refreshReplica(push.hub.replicaID, devices: push.hub.allDevices, logger: logger)
                 } catch {
                     logger.warning("Could not refresh this replica's row", metadata: ["error": "\(error)"])
                 }
             }
         }
-        try? await push.store.removeReplica(push.hub.replicaID, logger: logger)
+        try? await push.store.devices.removeReplica(push.hub.replicaID, logger: logger)
     }
 
     /// Closes the devices whose session has expired or is no longer active.

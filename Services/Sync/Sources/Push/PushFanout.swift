@@ -77,10 +77,10 @@ extension Push {
         app: UUID, after positions: [(user: String, seq: Int64)], urls: URLBuilder, _ connection: PostgresConnection,
         _ logger: Logger
     ) async throws -> [String: [RenderedChange]] {
-        let entries = try await store.changelog(app: app, after: positions, limit: settings.batch, connection, logger)
+        let entries = try await store.changelog.changelog(app: app, after: positions, limit: settings.batch, connection, logger)
         guard !entries.isEmpty else { return [:] }
         let presenter = Presenter(app: app, viewer: nil, urls: urls, links: links, connection: connection, logger: logger)
-        let operations = try await store.operations(entries, presenter: presenter, logger)
+        let operations = try await presenter.operations(entries)
         var moved = Set<ConversationUser>()
         for entry in entries {
             guard let conversation = entry.conversation else { continue }
@@ -93,7 +93,7 @@ extension Push {
                 break
             }
         }
-        let unread = try await store.unreadCounts(app: app, moved, connection, logger)
+        let unread = try await store.changelog.unreadCounts(app: app, moved, connection, logger)
         var result: [String: [RenderedChange]] = [:]
         for (entry, operation) in zip(entries, operations) {
             let count = entry.conversation.flatMap { unread[ConversationUser(conversation: $0, user: entry.user)] }

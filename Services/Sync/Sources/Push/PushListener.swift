@@ -28,7 +28,7 @@ enum PushChannel {
         let signal = Signal(a: app, u: users, t: packet.type, e: packet.event, b: packet.body)
         let payload = String(decoding: try JSONEncoder().encode(signal), as: UTF8.self)
         guard payload.utf8.count <= maxPayload else { return false }
-        try await postgres.query("SELECT pg_notify(\(name), \(payload))", logger: logger)
+        try await postgres.notify(name, payload: payload, logger: logger)
         return true
     }
 }

@@ -107,7 +107,7 @@ struct WebSocketRequests: Sendable {
             if case .object(let fields)? = data, case .array(let ids)? = fields["ids"] {
                 users = try ids.enumerated().map { try userID(named: $1, property: "ids.\($0)") }
             } else {
-                users = try await push.store.contacts(app: app, user: user, logger: context.logger)
+                users = try await push.store.devices.contacts(app: app, user: user, logger: context.logger)
             }
             users = Array(Set(users)).sorted()
             let changes = try await push.presence.changes(
@@ -137,7 +137,7 @@ struct WebSocketRequests: Sendable {
         let key = device.key
         let upTo = device.seq
         let seq = try await push.store.read(logger: context.logger) { connection in
-            try await push.store.firstSeq(app: key.app, user: key.user, after: from, connection, context.logger)
+            try await push.store.changelog.firstSeq(app: key.app, user: key.user, after: from, connection, context.logger)
         }
         guard let seq, seq <= upTo else { return }
         guard upTo - seq < Int64(Self.maxReplay) else {
@@ -178,7 +178,7 @@ struct WebSocketRequests: Sendable {
         let (user, app) = (session.userID, session.appID)
         let urls = device.urls
         let (recipients, sender) = try await push.store.read(logger: context.logger) { connection in
-            let members = try await push.store.currentParticipants(app: app, conversation: conversation, connection, context.logger)
+            let members = try await push.store.devices.currentParticipants(app: app, conversation: conversation, connection, context.logger)
             guard members.contains(user) else { throw APIError.notFound("The conversation") }
             var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
             try await presenter.loadIdentities([user])

@@ -57,11 +57,7 @@ struct Presenter {
     mutating func loadIdentities(_ users: some Sequence<String>) async throws {
         let missing = Array(Set(users).subtracting(identities.keys))
         guard !missing.isEmpty else { return }
-        let rows = try await database.query(
-            "SELECT \(unescaped: IdentityRecord.columns) FROM sync.identities WHERE app_id = \(app) AND user_id = ANY(\(missing))",
-            logger: logger)
-        for try await row in rows {
-            let identity = try IdentityRecord(row: row)
+        for identity in try await database.identities(app: app, users: missing, logger: logger) {
             identities[identity.userID] = identity
         }
         for user in missing where identities[user] == nil { identities[user] = IdentityRecord(userID: user) }
@@ -103,7 +99,7 @@ struct Presenter {
     }
 
     /// A message just sent: every member has it as `sent`, the sender as `read`.
-    func newMessage(_ sent: SyncStore.SentMessage) -> MessageObject {
+    func newMessage(_ sent: MessageRepository.SentMessage) -> MessageObject {
         var presenter = self
         for member in sent.members where presenter.identities[member] == nil {
             presenter.identities[member] = IdentityRecord(userID: member)
@@ -113,13 +109,7 @@ struct Presenter {
     }
 
     private func receipts(of messages: [UUID]) async throws -> [UUID: [String: ReceiptStatus]] {
-        let rows = try await database.query(
-            "SELECT message_id, user_id, status FROM sync.receipts WHERE message_id = ANY(\(messages))", logger: logger)
-        var result: [UUID: [String: ReceiptStatus]] = [:]
-        for try await (message, user, status) in rows.decode((UUID, String, Int16).self) {
-            result[message, default: [:]][user] = ReceiptStatus(rawValue: status) ?? .sent
-        }
-        return result
+        try await database.receipts(of: messages, logger: logger)
     }
 
     /// The status of `message` for `participant`: the sender has read it; otherwise the higher of
@@ -189,7 +179,7 @@ struct Presenter {
         var stats: [UUID: ViewerStats] = [:]
         var lastMessages: [UUID: MessageObject] = [:]
         if let viewer {
-            stats = try await viewerStats(records.map(\.id), viewer: viewer)
+            stats = try await database.viewerStats(app: app, conversations: records.map(\.id), viewer: viewer, logger: logger)
             let last = try await database.messages(ids: stats.values.compactMap(\.lastMessageID), logger: logger)
             for message in try await messages(last) {
                 if let id = LayerID(parsing: message.id, as: .messages)?.uuid,
@@ -217,31 +207,5 @@ struct Presenter {
             }
             return object
         }
-    }
-
-    struct ViewerStats {
-        var total: Int
-        var unread: Int
-        var lastMessageID: UUID?
-    }
-
-    private func viewerStats(_ conversations: [UUID], viewer: String) async throws -> [UUID: ViewerStats] {
-        let rows = try await database.query(
-            """
-            SELECT p.conversation_id,
-                (SELECT count(*) FROM sync.messages m
-                 WHERE m.conversation_id = p.conversation_id AND \(unescaped: messageVisibleToParticipant)),
-                \(unescaped: unreadMessagesOfParticipant),
-                (SELECT m.id FROM sync.messages m
-                 WHERE m.conversation_id = p.conversation_id AND \(unescaped: messageVisibleToParticipant)
-                 ORDER BY m.position DESC LIMIT 1)
-            FROM sync.participants p
-            WHERE p.app_id = \(app) AND p.user_id = \(viewer) AND p.conversation_id = ANY(\(conversations))
-            """, logger: logger)
-        var result: [UUID: ViewerStats] = [:]
-        for try await (id, total, unread, last) in rows.decode((UUID, Int64, Int64, UUID?).self) {
-            result[id] = ViewerStats(total: Int(total), unread: Int(unread), lastMessageID: last)
-        }
-        return result
     }
 }

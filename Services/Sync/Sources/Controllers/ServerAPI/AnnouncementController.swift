@@ -109,8 +109,8 @@ extension ServerAPIController {
         guard let values = body.recipients else {
             throw APIError(.missingProperty, "An announcement needs recipients.", property: "recipients")
         }
-        guard (1...SyncStore.maxAnnouncementRecipients).contains(values.count) else {
-            throw APIError.invalid("recipients", "An announcement has 1 to \(SyncStore.maxAnnouncementRecipients) recipients.")
+        guard (1...AnnouncementRepository.maxAnnouncementRecipients).contains(values.count) else {
+            throw APIError.invalid("recipients", "An announcement has 1 to \(AnnouncementRepository.maxAnnouncementRecipients) recipients.")
         }
         var recipients: [String] = []
         for (index, value) in values.enumerated() {
@@ -124,23 +124,23 @@ extension ServerAPIController {
         let store = service.store
         var id = UUID()
         if let tag {
-            id = try await RequestTag.reserve(tag, app: app, collection: .announcements, store: store, logger: context.logger)
+            id = try await RequestTag.reserve(tag, app: app, collection: .announcements, repository: store.requestTags, logger: context.logger)
                 .resource
         }
         var parts = try PartRules.validate(body.parts, messageID: id)
-        if let user = sender.sender.userID, try await !store.userExists(app: app, user: user, logger: context.logger) {
+        if let user = sender.sender.userID, try await !store.identities.userExists(app: app, user: user, logger: context.logger) {
             throw APIError.invalid(sender.property, "'\(user)' is not a user of this app.")
         }
-        parts = try await store.resolveContent(app: app, owner: sender.sender.userID, parts: parts, logger: context.logger)
-        _ = try await store.createAnnouncement(
+        parts = try await store.content.resolveContent(app: app, owner: sender.sender.userID, parts: parts, logger: context.logger)
+        _ = try await store.announcements.createAnnouncement(
             app: app,
-            SyncStore.NewAnnouncement(
+            AnnouncementRepository.NewAnnouncement(
                 id: id, recipients: recipients, sender: sender.sender, parts: parts,
                 notification: body.notification == .null ? nil : body.notification),
             logger: context.logger)
         let urls = service.urls(request)
         let object = try await store.read(logger: context.logger) { connection in
-            let view = try await store.announcement(app: app, id: id, viewer: nil, connection, context.logger)
+            let view = try await store.announcements.announcement(app: app, id: id, viewer: nil, connection, context.logger)
             var presenter = service.presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
             return try await presenter.announcements([view])[0]
         }
@@ -166,7 +166,7 @@ struct AnnouncementController: Sendable {
         let urls = service.urls(request)
         let store = service.store
         return try await store.read(logger: context.logger) { connection in
-            let (views, total) = try await store.announcements(
+            let (views, total) = try await store.announcements.announcements(
                 app: app, user: user, fromID: paging.fromID, pageSize: paging.pageSize, connection, context.logger)
             var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
             return try Response.list(Page(items: try await presenter.announcements(views), total: total))
@@ -179,7 +179,7 @@ struct AnnouncementController: Sendable {
         let urls = service.urls(request)
         let store = service.store
         return try await store.read(logger: context.logger) { connection in
-            let view = try await store.announcement(app: app, id: id, viewer: user, connection, context.logger)
+            let view = try await store.announcements.announcement(app: app, id: id, viewer: user, connection, context.logger)
             var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
             return try Response.json(try await presenter.announcements([view])[0])
         }
@@ -188,7 +188,7 @@ struct AnnouncementController: Sendable {
     @Sendable func delete(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
-        try await service.store.deleteAnnouncement(app: app, user: user, id: id, logger: context.logger)
+        try await service.store.announcements.deleteAnnouncement(app: app, user: user, id: id, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -196,7 +196,7 @@ struct AnnouncementController: Sendable {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
         let status = try await request.receiptStatus()
-        try await service.store.addAnnouncementReceipt(app: app, user: user, id: id, status: status, logger: context.logger)
+        try await service.store.announcements.addAnnouncementReceipt(app: app, user: user, id: id, status: status, logger: context.logger)
         return Response(status: .noContent)
     }
 }

@@ -35,44 +35,14 @@ struct RequestTag: Sendable {
     /// Reserves `tag` for a new resource of `collection`, or finds what an earlier request with
     /// it reserved. A tag used before for another kind of resource is a 400.
     static func reserve(
-        _ tag: UUID, app: UUID, collection: LayerID.Collection, store: SyncStore, logger: Logger
+        _ tag: UUID, app: UUID, collection: LayerID.Collection, repository: RequestTagRepository, logger: Logger
     ) async throws -> RequestTag {
-        let candidate = LayerID(collection, UUID()).uri
-        let recorded = try await store.postgres.withConnection { connection in
-            // Two statements: after waiting on a concurrent insert of the same tag, the second
-            // one's fresh snapshot sees the row that won.
-            try await connection.query(
-                """
-                INSERT INTO sync.request_tags (app_id, tag, resource) VALUES (\(app), \(tag), \(candidate))
-                ON CONFLICT (app_id, tag) DO NOTHING
-                """, logger: logger)
-            let rows = try await connection.query(
-                "SELECT resource FROM sync.request_tags WHERE app_id = \(app) AND tag = \(tag)", logger: logger)
-            for try await resource in rows.decode(String.self) { return resource }
-            return candidate
-        }
+        let recorded = try await repository.reserve(tag, app: app, candidate: LayerID(collection, UUID()).uri, logger: logger)
         guard let id = LayerID(parsing: recorded, as: collection) else {
             throw APIError(
                 .invalidRequest, "This If-None-Match tag was used before for another kind of request.",
                 data: ["header": "If-None-Match"])
         }
         return RequestTag(tag: tag, resource: id.uuid)
-    }
-}
-
-extension SyncStore {
-    /// Whether a row of the resource exists, deleted or not (a deleted one is not made again).
-    func resourceExists(_ id: LayerID, app: UUID, logger: Logger) async throws -> Bool {
-        let table: String
-        switch id.collection {
-        case .conversations: table = "sync.conversations"
-        case .messages: table = "sync.messages"
-        case .announcements: table = "sync.announcements"
-        default: return false
-        }
-        let rows = try await postgres.query(
-            "SELECT 1 FROM \(unescaped: table) WHERE app_id = \(app) AND id = \(id.uuid)", logger: logger)
-        for try await _ in rows { return true }
-        return false
     }
 }

@@ -28,17 +28,17 @@ extension ServerAPIController {
         var reserved: UUID?
         if let tag {
             let reservation = try await RequestTag.reserve(
-                tag, app: app, collection: .conversations, store: store, logger: context.logger)
-            if try await store.resourceExists(LayerID(.conversations, reservation.resource), app: app, logger: context.logger) {
+                tag, app: app, collection: .conversations, repository: store.requestTags, logger: context.logger)
+            if try await store.requestTags.resourceExists(LayerID(.conversations, reservation.resource), app: app, logger: context.logger) {
                 return try await repeatedConversation(reservation.resource, app: app, request: request, context: context)
             }
             reserved = reservation.resource
         }
-        let new = SyncStore.NewConversation(
+        let new = ConversationRepository.NewConversation(
             id: reserved, participants: users, distinct: body.distinct ?? true, metadata: body.metadata)
-        var outcome: SyncStore.CreateOutcome
+        var outcome: ConversationRepository.CreateOutcome
         do {
-            outcome = try await store.createConversation(app: app, caller: .app, new, logger: context.logger)
+            outcome = try await store.conversations.createConversation(app: app, caller: .app, new, logger: context.logger)
         } catch let error as PSQLError where error.sqlState == "23505" && reserved != nil {
             // A concurrent request with the same tag created it under the reserved id first.
             return try await repeatedConversation(reserved!, app: app, request: request, context: context)
@@ -76,7 +76,7 @@ extension ServerAPIController {
         let app = try appID(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
         let operations = try await request.decodeLayerPatch()
-        try await service.store.patchConversation(app: app, caller: .app, id: id, operations: operations, logger: context.logger)
+        try await service.store.conversations.patchConversation(app: app, caller: .app, id: id, operations: operations, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -84,7 +84,7 @@ extension ServerAPIController {
     @Sendable func deleteConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        try await service.store.deleteConversation(
+        try await service.store.conversations.deleteConversation(
             app: app, caller: .app, id: id, mode: .allParticipants, leave: false, logger: context.logger)
         return Response(status: .noContent)
     }
@@ -112,8 +112,8 @@ extension ServerAPIController {
         var reserved: UUID?
         if let tag {
             let reservation = try await RequestTag.reserve(
-                tag, app: app, collection: .messages, store: store, logger: context.logger)
-            if try await store.resourceExists(LayerID(.messages, reservation.resource), app: app, logger: context.logger) {
+                tag, app: app, collection: .messages, repository: store.requestTags, logger: context.logger)
+            if try await store.requestTags.resourceExists(LayerID(.messages, reservation.resource), app: app, logger: context.logger) {
                 return try await repeatedMessage(reservation.resource, app: app, request: request, context: context)
             }
             reserved = reservation.resource
@@ -121,7 +121,7 @@ extension ServerAPIController {
         }
         if let user = sender.sender.userID {
             let members = try await store.read(logger: context.logger) { connection in
-                try await store.access(
+                try await store.conversations.access(
                     app: app, conversation: conversation, caller: .app, forWriting: false, connection, context.logger
                 ).1
             }
@@ -163,10 +163,10 @@ extension ServerAPIController {
         let id = try context.parameters.layerID("message", as: .messages).uuid
         let store = service.store
         let record = try await store.read(logger: context.logger) { connection in
-            try await store.visibleMessage(app: app, id: id, caller: .app, connection, context.logger).0
+            try await store.messages.visibleMessage(app: app, id: id, caller: .app, connection, context.logger).0
         }
         guard record.conversationID == conversation else { throw APIError.notFound("The message") }
-        try await store.deleteMessage(app: app, caller: .app, id: id, mode: .allParticipants, logger: context.logger)
+        try await store.messages.deleteMessage(app: app, caller: .app, id: id, mode: .allParticipants, logger: context.logger)
         return Response(status: .noContent)
     }
 }
@@ -174,7 +174,7 @@ extension ServerAPIController {
 /// The sender of a Server API message or announcement: `sender_id` (an identity id or user id),
 /// or `sender` with exactly one of `user_id` and `name` (a non-human sender such as "Support").
 struct ServerSender {
-    var sender: SyncStore.Sender
+    var sender: MessageRepository.Sender
     /// The request property that named it, for errors about it.
     var property: String
 

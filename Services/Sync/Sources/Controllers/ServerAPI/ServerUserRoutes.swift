@@ -58,7 +58,7 @@ extension ServerAPIController {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
         let mode = try request.deletionMode()
-        try await service.store.deleteMessage(app: app, caller: .user(user), id: id, mode: mode, logger: context.logger)
+        try await service.store.messages.deleteMessage(app: app, caller: .user(user), id: id, mode: mode, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -71,7 +71,7 @@ extension ServerAPIController {
         let user = try context.parameters.appUserID("user")
         let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
         let record = try input.record(user: user)
-        guard try await service.store.createIdentity(app: app, record, logger: context.logger) else {
+        guard try await service.store.identities.createIdentity(app: app, record, logger: context.logger) else {
             let existing = try? await identityObject(app: app, user: user, request: request, context: context)
             throw APIError(
                 .conflict, "The user '\(user)' has an identity already; replace it with PUT or change it with PATCH.",
@@ -93,7 +93,7 @@ extension ServerAPIController {
         let urls = service.urls(request)
         let store = service.store
         return try await store.read(logger: context.logger) { connection in
-            guard let record = try await store.identity(app: app, user: user, connection, context.logger) else {
+            guard let record = try await store.identities.identity(app: app, user: user, connection, context.logger) else {
                 throw APIError.notFound("The user '\(user)'")
             }
             var presenter = service.presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
@@ -107,7 +107,7 @@ extension ServerAPIController {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
         let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
-        guard try await service.store.replaceIdentity(app: app, try input.record(user: user), logger: context.logger) else {
+        guard try await service.store.identities.replaceIdentity(app: app, try input.record(user: user), logger: context.logger) else {
             throw APIError.notFound("The user '\(user)'")
         }
         await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
@@ -118,7 +118,7 @@ extension ServerAPIController {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
         let operations = try await request.decodeLayerPatch()
-        try await service.store.patchIdentity(app: app, user: user, operations: operations, logger: context.logger)
+        try await service.store.identities.patchIdentity(app: app, user: user, operations: operations, logger: context.logger)
         await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
         return Response(status: .noContent)
     }
@@ -126,7 +126,7 @@ extension ServerAPIController {
     @Sendable func deleteIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
-        guard try await service.store.deleteIdentity(app: app, user: user, logger: context.logger) else {
+        guard try await service.store.identities.deleteIdentity(app: app, user: user, logger: context.logger) else {
             throw APIError.notFound("The user '\(user)'")
         }
         await service.pushIdentityChange(app: app, user: user, deleted: true, request: request, context: context)
@@ -139,7 +139,7 @@ extension ServerAPIController {
         let (app, owner) = try await existingUser(context)
         let urls = service.urls(request)
         let store = service.store
-        let blocked = try await store.blockedUsers(app: app, owner: owner, logger: context.logger)
+        let blocked = try await store.blocks.blockedUsers(app: app, owner: owner, logger: context.logger)
         return try await store.read(logger: context.logger) { connection in
             var presenter = service.presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
             try await presenter.loadIdentities(blocked)
@@ -169,7 +169,7 @@ extension ServerAPIController {
         case (nil, nil): throw APIError(.missingProperty, "Name the user to block by user_id or id.", property: "user_id")
         case (_?, _?): throw APIError.invalid("id", "Name the user to block by user_id or by id, not both.")
         }
-        try await service.store.block(app: app, owner: owner, blocked: blocked, logger: context.logger)
+        try await service.store.blocks.block(app: app, owner: owner, blocked: blocked, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -177,7 +177,7 @@ extension ServerAPIController {
         let (app, owner) = try await existingUser(context)
         // The blocked user is named by user id or (URL-encoded) identity id.
         let blocked = try userID(fromText: try context.parameters.appUserID("blocked"), property: "user_id")
-        try await service.store.unblock(app: app, owner: owner, blocked: blocked, logger: context.logger)
+        try await service.store.blocks.unblock(app: app, owner: owner, blocked: blocked, logger: context.logger)
         return Response(status: .noContent)
     }
 }

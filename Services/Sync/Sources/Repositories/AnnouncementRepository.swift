@@ -43,14 +43,16 @@ struct AnnouncementView: Sendable {
     var statuses: [(user: String, status: ReceiptStatus)]
 }
 
-extension SyncStore {
+struct AnnouncementRepository: PostgresRepository {
+    let postgres: PostgresClient
+
     static let maxAnnouncementRecipients = 1000
 
     /// A checked announcement, ready to store under `id`.
     struct NewAnnouncement: Sendable {
         var id: UUID
         var recipients: [String]
-        var sender: Sender
+        var sender: MessageRepository.Sender
         var parts: ValidatedParts
         var notification: JSONValue?
     }

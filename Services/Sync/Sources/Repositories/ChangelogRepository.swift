@@ -4,49 +4,10 @@ import LayerServer
 import Logging
 import PostgresNIO
 
-/// One operation of a user's changelog as `/sync` returns it.
-struct OperationObject: Encodable, Sendable {
-    var seq: Int64
-    var type: ChangeType
-    var conversationID: UUID?
-    var messageID: UUID?
-    var message: MessageObject?
-    var conversation: ConversationObject?
-    var data: [String: JSONValue]
-
-    enum CodingKeys: String, CodingKey {
-        case seq, type, message, conversation, parts
-        case conversationID = "conversation_id"
-        case messageID = "message_id"
-    }
-
-    private struct DataKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(seq, forKey: .seq)
-        try container.encode(type.rawValue, forKey: .type)
-        try container.encodeIfPresent(conversationID.map { LayerID(.conversations, $0).uri }, forKey: .conversationID)
-        try container.encodeIfPresent(messageID.map { LayerID(.messages, $0).uri }, forKey: .messageID)
-        if let message {
-            try container.encode(message, forKey: .message)
-            try container.encode(message.parts, forKey: .parts)
-        }
-        try container.encodeIfPresent(conversation, forKey: .conversation)
-        var extra = encoder.container(keyedBy: DataKey.self)
-        for (key, value) in data.sorted(by: { $0.key < $1.key }) {
-            try extra.encode(value, forKey: DataKey(stringValue: key))
-        }
-    }
-}
-
 /// Reading a user's changelog: everything after an anchor, or the latest state at anchor 0.
-extension SyncStore {
+struct ChangelogRepository: PostgresRepository {
+    let postgres: PostgresClient
+
     /// The latest sequence number of `user`'s changelog.
     func lastSeq(app: UUID, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
         let rows = try await connection.query(
@@ -64,7 +25,7 @@ extension SyncStore {
             app: presenter.app, after: [(user, anchor)], limit: limit + 1, presenter.database, logger)
         let more = entries.count > limit
         entries = Array(entries.prefix(limit))
-        return (try await operations(entries, presenter: presenter, logger), more)
+        return (try await presenter.operations(entries), more)
     }
 
     enum SyncPolicy: String, Sendable {

@@ -4,12 +4,29 @@ import LayerServer
 import Logging
 import PostgresNIO
 
-/// The sync service's data: every read and write of the `sync` schema goes through here. Each
-/// write is one transaction that also appends its changes to the changelogs of exactly the users
-/// who may see them.
-struct SyncStore: Sendable {
+/// The sync service's data: every read and write of the `sync` schema goes through one of these
+/// repositories. Each write is one transaction that also appends its changes to the changelogs of
+/// exactly the users who may see them.
+struct SyncRepositories: PostgresRepository {
     let postgres: PostgresClient
 
+    var conversations: ConversationRepository { ConversationRepository(postgres: postgres) }
+    var messages: MessageRepository { MessageRepository(postgres: postgres) }
+    var changelog: ChangelogRepository { ChangelogRepository(postgres: postgres) }
+    var content: ContentRepository { ContentRepository(postgres: postgres) }
+    var identities: IdentityRepository { IdentityRepository(postgres: postgres) }
+    var announcements: AnnouncementRepository { AnnouncementRepository(postgres: postgres) }
+    var blocks: BlockRepository { BlockRepository(postgres: postgres) }
+    var devices: DeviceRepository { DeviceRepository(postgres: postgres) }
+    var requestTags: RequestTagRepository { RequestTagRepository(postgres: postgres) }
+}
+
+/// A repository of the sync schema over the pool.
+protocol PostgresRepository: Sendable {
+    var postgres: PostgresClient { get }
+}
+
+extension PostgresRepository {
     /// Runs `body` in a transaction (run again after a deadlock; see `PostgresClient.transaction`).
     func write<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await postgres.transaction(logger: logger, body)

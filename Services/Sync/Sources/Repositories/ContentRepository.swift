@@ -28,7 +28,9 @@ struct ContentRecord: Sendable {
 
 /// Rich content: upload slots, the streamed upload into rows of at most ``contentChunkSize``
 /// bytes, who may see a payload, and reading it back one row at a time.
-extension SyncStore {
+struct ContentRepository: PostgresRepository {
+    let postgres: PostgresClient
+
     /// The largest row of `sync.content_chunks`. Neither an upload nor a download holds more
     /// than about one of these in memory.
     static let contentChunkSize = 256 * 1024

@@ -4,7 +4,9 @@ import PostgresNIO
 
 /// The replicas serving push connections, the devices connected to each, and presence. A replica
 /// that stops refreshing its row is presumed dead, and its devices with it.
-extension SyncStore {
+struct DeviceRepository: PostgresRepository {
+    let postgres: PostgresClient
+
     /// `seen_at` older than this means the replica is gone.
     static let replicaLifetime: Duration = .seconds(30)
 

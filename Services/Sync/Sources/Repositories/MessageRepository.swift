@@ -6,7 +6,11 @@ import PostgresNIO
 
 /// Messages: sending (and resending, last write wins), receipts, deletion and tags, and the
 /// lists a participant sees.
-extension SyncStore {
+struct MessageRepository: PostgresRepository {
+    let postgres: PostgresClient
+    private var conversations: ConversationRepository { ConversationRepository(postgres: postgres) }
+    private var identities: IdentityRepository { IdentityRepository(postgres: postgres) }
+
     enum Sender: Sendable, Equatable {
         case user(String)
         case system(name: String)
@@ -52,7 +56,7 @@ extension SyncStore {
                     notification: notification, connection, logger)
             }
             if let user = sender.userID {
-                sent.sender = try await read(logger: logger) { try await identity(app: app, user: user, $0, logger) }
+                sent.sender = try await read(logger: logger) { try await identities.identity(app: app, user: user, $0, logger) }
             }
             return .sent(sent)
         } catch let error as PSQLError where error.sqlState == "23505" {
@@ -160,7 +164,7 @@ extension SyncStore {
         guard message.senderID == sender else {
             throw APIError(.idInUse, "The message id belongs to another sender's message.")
         }
-        let (_, members) = try await access(
+        let (_, members) = try await conversations.access(
             app: app, conversation: message.conversationID, caller: .user(sender), forWriting: true, connection, logger)
         let partsText = String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self)
         try await connection.query(
@@ -221,7 +225,7 @@ extension SyncStore {
     /// Marks every message up to `position` (all of them without one) read for `user`.
     func markAllRead(app: UUID, user: String, conversation id: UUID, position: Int64?, logger: Logger) async throws {
         try await write(logger: logger) { connection in
-            let (conversation, members) = try await access(
+            let (conversation, members) = try await conversations.access(
                 app: app, conversation: id, caller: .user(user), forWriting: false, connection, logger)
             guard let own = members.first(where: { $0.userID == user }) else { return }
             let limit = own.leftPosition ?? conversation.lastPosition
@@ -242,7 +246,7 @@ extension SyncStore {
 
     /// Deletes a message for everybody (its sender, or the app's backend) or from the caller's
     /// devices only, which tags it `deleted` for them.
-    func deleteMessage(app: UUID, caller: Caller, id: UUID, mode: DeletionMode, logger: Logger) async throws {
+    func deleteMessage(app: UUID, caller: Caller, id: UUID, mode: ConversationRepository.DeletionMode, logger: Logger) async throws {
         try await write(logger: logger) { connection in
             let (message, members) = try await visibleMessage(app: app, id: id, caller: caller, connection, logger)
             switch (mode, caller.userID) {
@@ -367,7 +371,7 @@ extension PostgresConnection {
     }
 }
 
-/// The one-statement send of ``SyncStore/sendInOneStatement``, prepared once per connection: it
+/// The one-statement send of ``SyncRepositories/sendInOneStatement``, prepared once per connection: it
 /// is the busiest statement of the service, and planning it anew each time cost a good part of
 /// PostgreSQL's time per message.
 struct SendMessageStatement: PostgresPreparedStatement {

@@ -7,7 +7,9 @@ import PostgresNIO
 
 /// Conversations: creation (distinct ones merged by participant set), participants and metadata
 /// changes, deletion, and the lists a user sees.
-extension SyncStore {
+struct ConversationRepository: PostgresRepository {
+    let postgres: PostgresClient
+
     static let maxParticipants = 25
 
     struct NewConversation: Sendable {

@@ -6,7 +6,9 @@ import PostgresNIO
 
 /// Blocks: a user (the owner) no longer sees the messages of the users they blocked and cannot
 /// add them to conversations. The Server API manages them on the owner's behalf.
-extension SyncStore {
+struct BlockRepository: PostgresRepository {
+    let postgres: PostgresClient
+
     /// The most users one owner may block, so that a list stays one page.
     static let maxBlocks = 10_000
 

@@ -1,0 +1,43 @@
+import Foundation
+import LayerModels
+
+/// One operation of a user's changelog as `/sync` returns it.
+struct OperationObject: Encodable, Sendable {
+    var seq: Int64
+    var type: ChangeType
+    var conversationID: UUID?
+    var messageID: UUID?
+    var message: MessageObject?
+    var conversation: ConversationObject?
+    var data: [String: JSONValue]
+
+    enum CodingKeys: String, CodingKey {
+        case seq, type, message, conversation, parts
+        case conversationID = "conversation_id"
+        case messageID = "message_id"
+    }
+
+    private struct DataKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(type.rawValue, forKey: .type)
+        try container.encodeIfPresent(conversationID.map { LayerID(.conversations, $0).uri }, forKey: .conversationID)
+        try container.encodeIfPresent(messageID.map { LayerID(.messages, $0).uri }, forKey: .messageID)
+        if let message {
+            try container.encode(message, forKey: .message)
+            try container.encode(message.parts, forKey: .parts)
+        }
+        try container.encodeIfPresent(conversation, forKey: .conversation)
+        var extra = encoder.container(keyedBy: DataKey.self)
+        for (key, value) in data.sorted(by: { $0.key < $1.key }) {
+            try extra.encode(value, forKey: DataKey(stringValue: key))
+        }
+    }
+}

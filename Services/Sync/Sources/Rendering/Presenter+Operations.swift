@@ -1,0 +1,48 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+extension Presenter {
+    /// The operations of `entries`, each as its own user sees it. Messages are rendered once and
+    /// given each viewer's `is_unread`; conversations are rendered per viewer.
+    func operations(_ entries: [ChangeEntry]) async throws -> [OperationObject] {
+        var system = viewing(as: nil)
+        let messageIDs = Set(entries.filter { $0.type == .newMessage }.compactMap(\.message))
+        let messageRecords = try await system.database.messages(ids: Array(messageIDs), logger: logger)
+        var messages: [UUID: (record: MessageRecord, object: MessageObject)] = [:]
+        for (record, object) in zip(messageRecords, try await system.messages(messageRecords)) {
+            messages[record.id] = (record, object)
+        }
+        var conversations: [String: [UUID: ConversationObject]] = [:]
+        let needsConversation = entries.filter { [.newConversation, .updateConversation].contains($0.type) }
+        let conversationIDs = Set(needsConversation.compactMap(\.conversation))
+        if !conversationIDs.isEmpty {
+            let records = try await system.database.conversationsIncludingDeleted(
+                app: system.app, ids: Array(conversationIDs), logger: logger)
+            for (user, userEntries) in Dictionary(grouping: needsConversation, by: \.user) {
+                let wanted = Set(userEntries.compactMap(\.conversation))
+                let mine = records.filter { wanted.contains($0.id) }
+                var viewer = system.viewing(as: user)
+                for (record, object) in zip(mine, try await viewer.conversations(mine)) {
+                    conversations[user, default: [:]][record.id] = object
+                }
+            }
+        }
+        return entries.map { entry in
+            var data = entry.data
+            if let user = data["user_id"]?.stringValue { data["identity_id"] = .string(LayerID.identity(userID: user)) }
+            var message: MessageObject?
+            if entry.type == .newMessage, let id = entry.message, let (record, object) = messages[id] {
+                message = object
+                let status = object.recipientStatus[system.identityID(entry.user)] ?? ReceiptStatus.read.name
+                message?.isUnread = record.senderID != entry.user && status != ReceiptStatus.read.name
+            }
+            return OperationObject(
+                seq: entry.seq, type: entry.type, conversationID: entry.conversation, messageID: entry.message,
+                message: message, conversation: entry.conversation.flatMap { conversations[entry.user]?[$0] },
+                data: data)
+        }
+    }
+}

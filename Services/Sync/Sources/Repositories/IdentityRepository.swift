@@ -1,0 +1,50 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+import Synchronization
+
+struct IdentityRepository: PostgresRepository {
+    let postgres: PostgresClient
+
+    func identity(app: UUID, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> IdentityRecord? {
+        let rows = try await connection.query(
+            "SELECT \(unescaped: IdentityRecord.columns) FROM sync.identities WHERE app_id = \(app) AND user_id = \(user)",
+            logger: logger)
+        for try await row in rows { return try IdentityRecord(row: row) }
+        return nil
+    }
+
+    /// Whether `viewer` may see `user`'s identity: their own, or someone they share or shared a
+    /// conversation with.
+    func sharesConversation(app: UUID, viewer: String, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+        if viewer == user { return true }
+        let rows = try await connection.query(
+            """
+            SELECT 1 FROM sync.participants a JOIN sync.participants b ON b.conversation_id = a.conversation_id
+            WHERE a.app_id = \(app) AND a.user_id = \(viewer) AND b.user_id = \(user) LIMIT 1
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    /// Brings the identity up to date with a session's claims (a claim that is absent keeps the
+    /// stored value); writes nothing when nothing changed.
+    func recordClaims(_ claims: InternalAPI.Identity, app: UUID, user: String, logger: Logger) async throws {
+        try await postgres.query(
+            """
+            INSERT INTO sync.identities AS i (app_id, user_id, display_name, avatar_url, first_name, last_name)
+            VALUES (\(app), \(user), \(claims.displayName), \(claims.avatarURL), \(claims.firstName), \(claims.lastName))
+            ON CONFLICT (app_id, user_id) DO UPDATE SET
+                display_name = coalesce(excluded.display_name, i.display_name),
+                avatar_url = coalesce(excluded.avatar_url, i.avatar_url),
+                first_name = coalesce(excluded.first_name, i.first_name),
+                last_name = coalesce(excluded.last_name, i.last_name),
+                updated_at = now()
+            WHERE (i.display_name, i.avatar_url, i.first_name, i.last_name)
+                IS DISTINCT FROM (coalesce(excluded.display_name, i.display_name), coalesce(excluded.avatar_url, i.avatar_url),
+                                  coalesce(excluded.first_name, i.first_name), coalesce(excluded.last_name, i.last_name))
+            """, logger: logger)
+    }
+}
