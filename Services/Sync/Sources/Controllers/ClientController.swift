@@ -118,14 +118,7 @@ struct ClientController: Sendable {
     @Sendable func getIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (viewer, app) = try await service.caller(context)
         let user = try context.parameters.appUserID("user")
-        let urls = service.urls(request)
-        return try await service.store.read(logger: context.logger) { connection in
-            guard try await service.store.identities.sharesConversation(app: app, viewer: viewer, user: user, connection, context.logger),
-                let record = try await service.store.identities.identity(app: app, user: user, connection, context.logger)
-            else { throw APIError.notFound("The identity") }
-            var presenter = service.presenter(app: app, viewer: viewer, urls: urls, connection, context.logger)
-            try await presenter.loadIdentities([user])
-            return try Response.json(presenter.identity(record))
-        }
+        return try Response.json(
+            try await service.identity(app: app, user: user, viewer: viewer, urls: service.urls(request), logger: context.logger))
     }
 }

@@ -31,44 +31,10 @@ struct SyncController: Sendable {
         static let keys: Set<String> = ["anchor", "limit", "policy", "partial_count", "operations"]
     }
 
-    struct Answer: Encodable {
-        var anchor: JSONValue
-        var more: Bool
-        var operations: [OperationObject]
-    }
-
-    /// Where the device stands: a sequence number of its changelog, or a paged snapshot.
-    enum Anchor {
-        case seq(Int64)
-        case snapshot(ChangelogRepository.SnapshotCursor)
-
-        init(_ value: JSONValue?) throws {
-            switch value {
-            case nil, .null?:
-                self = .seq(0)
-            case .number(let number)?:
-                guard let seq = Int64(exactly: number), seq >= 0 else { throw Self.malformed }
-                self = .seq(seq)
-            case .string(let text)?:
-                if let seq = Int64(text), seq >= 0 {
-                    self = .seq(seq)
-                } else if let cursor = ChangelogRepository.SnapshotCursor(text: text) {
-                    self = .snapshot(cursor)
-                } else {
-                    throw Self.malformed
-                }
-            default:
-                throw Self.malformed
-            }
-        }
-
-        static let malformed = APIError.invalid("anchor", "anchor is a value that an earlier /sync returned, or 0.")
-    }
-
     @Sendable func sync(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let body = try await request.decodeJSON(Body.self, limit: 4 * 1024 * 1024, allowedKeys: Body.keys)
-        let anchor = try Anchor(body.anchor)
+        let anchor = try Messaging.SyncAnchor(body.anchor)
         let limit = body.limit ?? Self.defaultLimit
         guard (1...Self.maxLimit).contains(limit) else {
             throw APIError.invalid("limit", "limit is a whole number from 1 to \(Self.maxLimit).")
@@ -82,62 +48,13 @@ struct SyncController: Sendable {
         }
         let operations = try ClientOperation.parse(body.operations ?? [], limit: Self.maxOperations)
         if !operations.isEmpty {
-            try await apply(operations, app: app, user: user, logger: context.logger)
+            try await service.apply(operations, app: app, user: user, logger: context.logger)
         }
 
-        let urls = service.urls(request)
-        let store = service.store
-        let answer = try await store.read(logger: context.logger) { connection in
-            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
-            let last = try await store.changelog.lastSeq(app: app, user: user, connection, context.logger)
-            switch anchor {
-            case .seq(let seq) where seq > 0:
-                guard seq <= last else {
-                    throw APIError.invalid("anchor", "The anchor \(seq) is ahead of this user's changelog (at \(last)).")
-                }
-                let (changes, more) = try await store.changelog.changes(after: seq, limit: limit, presenter: &presenter, context.logger)
-                return Answer(anchor: .number(Double(changes.last?.seq ?? seq)), more: more, operations: changes)
-            case .seq:
-                return try await snapshot(cursor: nil, seq: last, policy, partialCount, limit, &presenter, context.logger)
-            case .snapshot(let cursor):
-                guard cursor.seq <= last else { throw Anchor.malformed }
-                return try await snapshot(cursor: cursor, seq: cursor.seq, policy, partialCount, limit, &presenter, context.logger)
-            }
-        }
+        let answer = try await service.sync(
+            after: anchor, limit: limit, policy: policy, partialCount: partialCount, app: app, user: user,
+            urls: service.urls(request), logger: context.logger)
         return try Response.json(answer)
-    }
-
-    private func snapshot(
-        cursor: ChangelogRepository.SnapshotCursor?, seq: Int64, _ policy: ChangelogRepository.SyncPolicy, _ partialCount: Int, _ limit: Int,
-        _ presenter: inout Presenter, _ logger: Logger
-    ) async throws -> Answer {
-        let (operations, next) = try await service.store.changelog.snapshot(
-            cursor: cursor, seq: seq, policy: policy, partialCount: partialCount, limit: limit, presenter: &presenter, logger)
-        return Answer(
-            anchor: next.map { .string($0.text) } ?? .number(Double(seq)), more: next != nil, operations: operations)
-    }
-
-    /// Applies a device's queued operations in one transaction: all of them or none.
-    private func apply(_ operations: [ClientOperation], app: UUID, user: String, logger: Logger) async throws {
-        let store = service.store
-        var resolved: [ClientOperation] = []
-        for operation in operations {
-            guard case .newMessage(var message) = operation.kind else {
-                resolved.append(operation)
-                continue
-            }
-            message.parts = try await store.content.resolveContent(app: app, owner: user, parts: message.parts, logger: logger)
-            resolved.append(ClientOperation(index: operation.index, kind: .newMessage(message)))
-        }
-        try await store.write(logger: logger) { connection in
-            for operation in resolved {
-                do {
-                    try await store.messages.apply(operation, app: app, user: user, connection, logger)
-                } catch let error as APIError {
-                    throw error.about(operation: operation.index)
-                }
-            }
-        }
     }
 }
 

@@ -129,6 +129,30 @@ struct Messaging: Sendable {
     }
 }
 
+/// What only the app does, through the Server API.
+extension Messaging {
+    /// Fails with 422 naming `property` unless `user` is a current participant of `conversation`.
+    func requireParticipant(_ user: String, of conversation: UUID, app: UUID, property: String, logger: Logger) async throws {
+        let members = try await store.read(logger: logger) { connection in
+            try await store.conversations.access(
+                app: app, conversation: conversation, caller: .app, forWriting: false, connection, logger
+            ).1
+        }
+        guard members.contains(where: { $0.userID == user && $0.isCurrent }) else {
+            throw APIError.invalid(property, "'\(user)' is not a participant of this conversation.")
+        }
+    }
+
+    /// Deletes a message of `conversation` for every participant; 404 if it is not one of its messages.
+    func deleteMessage(app: UUID, conversation: UUID, id: UUID, logger: Logger) async throws {
+        let record = try await store.read(logger: logger) { connection in
+            try await store.messages.visibleMessage(app: app, id: id, caller: .app, connection, logger).0
+        }
+        guard record.conversationID == conversation else { throw APIError.notFound("The message") }
+        try await store.messages.deleteMessage(app: app, caller: .app, id: id, mode: .allParticipants, logger: logger)
+    }
+}
+
 /// The work that the Client API and the Server API's user view share: the same for one user,
 /// whether that user is the session's or named in the path.
 extension Messaging {

@@ -120,14 +120,8 @@ extension ServerAPIController {
             body.id = reservation.resource.lowercased
         }
         if let user = sender.sender.userID {
-            let members = try await store.read(logger: context.logger) { connection in
-                try await store.conversations.access(
-                    app: app, conversation: conversation, caller: .app, forWriting: false, connection, context.logger
-                ).1
-            }
-            guard members.contains(where: { $0.userID == user && $0.isCurrent }) else {
-                throw APIError.invalid(sender.property, "'\(user)' is not a participant of this conversation.")
-            }
+            try await service.requireParticipant(
+                user, of: conversation, app: app, property: sender.property, logger: context.logger)
         }
         do {
             let message = try await service.sendMessage(
@@ -161,12 +155,7 @@ extension ServerAPIController {
         let app = try appID(context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        let store = service.store
-        let record = try await store.read(logger: context.logger) { connection in
-            try await store.messages.visibleMessage(app: app, id: id, caller: .app, connection, context.logger).0
-        }
-        guard record.conversationID == conversation else { throw APIError.notFound("The message") }
-        try await store.messages.deleteMessage(app: app, caller: .app, id: id, mode: .allParticipants, logger: context.logger)
+        try await service.deleteMessage(app: app, conversation: conversation, id: id, logger: context.logger)
         return Response(status: .noContent)
     }
 }

@@ -72,7 +72,7 @@ extension ServerAPIController {
         let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
         let record = try input.record(user: user)
         guard try await service.store.identities.createIdentity(app: app, record, logger: context.logger) else {
-            let existing = try? await identityObject(app: app, user: user, request: request, context: context)
+            let existing = try? await service.identity(app: app, user: user, viewer: nil, urls: service.urls(request), logger: context.logger)
             throw APIError(
                 .conflict, "The user '\(user)' has an identity already; replace it with PUT or change it with PATCH.",
                 data: try existing.map(jsonValue))
@@ -84,22 +84,7 @@ extension ServerAPIController {
     @Sendable func getIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
-        return try Response.json(try await identityObject(app: app, user: user, request: request, context: context))
-    }
-
-    private func identityObject(
-        app: UUID, user: String, request: Request, context: LayerRequestContext
-    ) async throws -> IdentityObject {
-        let urls = service.urls(request)
-        let store = service.store
-        return try await store.read(logger: context.logger) { connection in
-            guard let record = try await store.identities.identity(app: app, user: user, connection, context.logger) else {
-                throw APIError.notFound("The user '\(user)'")
-            }
-            var presenter = service.presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
-            try await presenter.loadIdentities([user])
-            return presenter.identity(record)
-        }
+        return try Response.json(try await service.identity(app: app, user: user, viewer: nil, urls: service.urls(request), logger: context.logger))
     }
 
     /// Replaces every field of the identity (absent ones become empty); `display_name` is required.
@@ -137,14 +122,8 @@ extension ServerAPIController {
 
     @Sendable func listBlocks(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, owner) = try await existingUser(context)
-        let urls = service.urls(request)
-        let store = service.store
-        let blocked = try await store.blocks.blockedUsers(app: app, owner: owner, logger: context.logger)
-        return try await store.read(logger: context.logger) { connection in
-            var presenter = service.presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
-            try await presenter.loadIdentities(blocked)
-            return try Response.json(blocked.map { presenter.basicIdentity($0) })
-        }
+        return try Response.json(
+            try await service.blockedIdentities(app: app, owner: owner, urls: service.urls(request), logger: context.logger))
     }
 
     /// The body of a block: the blocked user as `user_id` or as identity `id`.

@@ -1,0 +1,99 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+
+/// The changelog exchange of `POST /sync`: a device's queued operations in, the changes after its
+/// anchor (or the latest state at anchor 0) out.
+extension Messaging {
+    struct SyncAnswer: Encodable, Sendable {
+        var anchor: JSONValue
+        var more: Bool
+        var operations: [OperationObject]
+    }
+
+    /// Where the device stands: a sequence number of its changelog, or a paged snapshot.
+    enum SyncAnchor {
+        case seq(Int64)
+        case snapshot(ChangelogRepository.SnapshotCursor)
+
+        init(_ value: JSONValue?) throws {
+            switch value {
+            case nil, .null?:
+                self = .seq(0)
+            case .number(let number)?:
+                guard let seq = Int64(exactly: number), seq >= 0 else { throw Self.malformed }
+                self = .seq(seq)
+            case .string(let text)?:
+                if let seq = Int64(text), seq >= 0 {
+                    self = .seq(seq)
+                } else if let cursor = ChangelogRepository.SnapshotCursor(text: text) {
+                    self = .snapshot(cursor)
+                } else {
+                    throw Self.malformed
+                }
+            default:
+                throw Self.malformed
+            }
+        }
+
+        static let malformed = APIError.invalid("anchor", "anchor is a value that an earlier /sync returned, or 0.")
+    }
+
+    /// The changes of `user`'s changelog after `anchor`, at most `limit`; at anchor 0, a page of
+    /// the latest state chosen by `policy`.
+    func sync(
+        after anchor: SyncAnchor, limit: Int, policy: ChangelogRepository.SyncPolicy, partialCount: Int, app: UUID,
+        user: String, urls: URLBuilder, logger: Logger
+    ) async throws -> SyncAnswer {
+        try await store.read(logger: logger) { connection in
+            var presenter = presenter(app: app, viewer: user, urls: urls, connection, logger)
+            let last = try await store.changelog.lastSeq(app: app, user: user, connection, logger)
+            switch anchor {
+            case .seq(let seq) where seq > 0:
+                guard seq <= last else {
+                    throw APIError.invalid("anchor", "The anchor \(seq) is ahead of this user's changelog (at \(last)).")
+                }
+                let (changes, more) = try await store.changelog.changes(after: seq, limit: limit, presenter: &presenter, logger)
+                return SyncAnswer(anchor: .number(Double(changes.last?.seq ?? seq)), more: more, operations: changes)
+            case .seq:
+                return try await snapshot(cursor: nil, seq: last, policy, partialCount, limit, &presenter, logger)
+            case .snapshot(let cursor):
+                guard cursor.seq <= last else { throw SyncAnchor.malformed }
+                return try await snapshot(cursor: cursor, seq: cursor.seq, policy, partialCount, limit, &presenter, logger)
+            }
+        }
+    }
+
+    private func snapshot(
+        cursor: ChangelogRepository.SnapshotCursor?, seq: Int64, _ policy: ChangelogRepository.SyncPolicy, _ partialCount: Int, _ limit: Int,
+        _ presenter: inout Presenter, _ logger: Logger
+    ) async throws -> SyncAnswer {
+        let (operations, next) = try await store.changelog.snapshot(
+            cursor: cursor, seq: seq, policy: policy, partialCount: partialCount, limit: limit, presenter: &presenter, logger)
+        return SyncAnswer(
+            anchor: next.map { .string($0.text) } ?? .number(Double(seq)), more: next != nil, operations: operations)
+    }
+
+    /// Applies a device's queued operations in one transaction: all of them or none.
+    func apply(_ operations: [ClientOperation], app: UUID, user: String, logger: Logger) async throws {
+        var resolved: [ClientOperation] = []
+        for operation in operations {
+            guard case .newMessage(var message) = operation.kind else {
+                resolved.append(operation)
+                continue
+            }
+            message.parts = try await store.content.resolveContent(app: app, owner: user, parts: message.parts, logger: logger)
+            resolved.append(ClientOperation(index: operation.index, kind: .newMessage(message)))
+        }
+        try await store.write(logger: logger) { connection in
+            for operation in resolved {
+                do {
+                    try await store.messages.apply(operation, app: app, user: user, connection, logger)
+                } catch let error as APIError {
+                    throw error.about(operation: operation.index)
+                }
+            }
+        }
+    }
+}
