@@ -64,6 +64,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .target(
@@ -87,6 +88,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "Shared/Server",
             swiftSettings: swiftSettings
@@ -140,6 +142,7 @@ let package = Package(
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
                     .product(name: "_CryptoExtras", package: "swift-crypto"),
+                    .product(name: "Yams", package: "Yams"),
                 ],
                 path: "Tests/Support",
                 swiftSettings: swiftSettings
