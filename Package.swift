@@ -91,6 +91,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Shared/Server",
+            resources: [.embedInCode("openapi-common.yaml")],
             swiftSettings: swiftSettings
         ),
     ]

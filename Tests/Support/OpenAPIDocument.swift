@@ -19,8 +19,8 @@ public struct OpenAPIDocument: Sendable {
 
     /// A YAML tree as the JSON it stands for. Scalars are read by their resolved YAML type; any
     /// other than null, booleans and numbers (a date, say) stays the text it was written as, which
-    /// is what a JSON client gets. Yams keeps the later of two equal keys without a word, so they
-    /// are refused here.
+    /// is what a JSON client gets. Keys are compared as text, as in JSON, so `200` and `'200'`
+    /// in one mapping are refused.
     static func json(_ node: Node) throws -> JSONValue {
         switch node {
         case .scalar(let scalar):
