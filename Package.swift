@@ -11,7 +11,7 @@ let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 
 /// A service is a library with all of its logic (what its tests import), a thin executable,
-/// and a test target.
+/// and a test target. The library embeds its `openapi.yaml`, so the binaries need no resource files.
 func service(
     _ name: String,
     folder: String,
@@ -23,6 +23,7 @@ func service(
             name: name,
             dependencies: ["LayerModels", "LayerServer", hummingbird, postgres, logging, httpTypes] + dependencies,
             path: "Services/\(folder)/Sources",
+            resources: [.embedInCode("openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

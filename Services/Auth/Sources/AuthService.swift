@@ -10,7 +10,9 @@ import ServiceLifecycle
 public struct AuthService: LayerService {
     public let name = "auth"
     public var migrations: MigrationRunner { authMigrations }
-    public var openAPI: String { authOpenAPI }
+    public var openAPI: String { Self.openAPIDocument }
+    /// Its `openapi.yaml` with the shared part, without a service to ask (`layer openapi`).
+    public static let openAPIDocument = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "auth")
     public var links: [(rel: String, path: String)] { [("nonces", "/nonces"), ("sessions", "/sessions")] }
 
     let settings: AuthSettings

@@ -32,7 +32,9 @@ public struct SyncSettings: Sendable {
 public struct SyncService: LayerService {
     public let name = "sync"
     public var migrations: MigrationRunner { syncMigrations }
-    public var openAPI: String { syncOpenAPI }
+    public var openAPI: String { Self.openAPIDocument }
+    /// Its `openapi.yaml` with the shared part, without a service to ask (`layer openapi`).
+    public static let openAPIDocument = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "sync")
     public var links: [(rel: String, path: String)] { [("conversations", "/conversations"), ("content", "/content")] }
 
     let settings: SyncSettings
