@@ -19,6 +19,8 @@ public struct LiveServer: Sendable {
     public let http: HTTPClient
     /// What it runs with, the database included: another server given these shares the database.
     public let settings: ServerSettings
+    /// What it serves.
+    public let services: [any LayerService]
 
     /// Builds the services with `makeServices`, serves them until `body` returns, then shuts down.
     public static func run<T: Sendable>(
@@ -50,7 +52,7 @@ public struct LiveServer: Sendable {
             selfURL?.set("\(scheme)://127.0.0.1:\(port)")
             let server = LiveServer(
                 baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared,
-                settings: serverSettings)
+                settings: serverSettings, services: services)
             do {
                 let result = try await body(server)
                 await group.triggerGracefulShutdown()
