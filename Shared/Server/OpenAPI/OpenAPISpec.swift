@@ -32,7 +32,28 @@ public struct OpenAPISpec {
 
     public func yaml() throws -> String {
         // An unlimited width keeps each description on one line, as in the files.
-        try Yams.serialize(node: .mapping(root), width: -1, allowUnicode: true, newLineScalarStyle: .literal)
+        try Yams.serialize(node: Self.compact(.mapping(root)), width: -1, allowUnicode: true)
+    }
+
+    /// Lists of scalars (tags, enums, required properties, type pairs) written on one line, as the
+    /// files write them; Yams does not keep the style of a sequence it read.
+    private static func compact(_ node: Node) -> Node {
+        switch node {
+        case .mapping(var mapping):
+            for index in mapping.indices {
+                mapping[index] = (mapping[index].key, compact(mapping[index].value))
+            }
+            return .mapping(mapping)
+        case .sequence(var sequence):
+            if !sequence.isEmpty, sequence.allSatisfy({ if case .scalar = $0 { true } else { false } }) {
+                sequence.style = .flow
+            } else {
+                sequence = Node.Sequence(sequence.map(compact), sequence.tag, sequence.style)
+            }
+            return .sequence(sequence)
+        case .scalar, .alias:
+            return node
+        }
     }
 
     /// A service's document: its own file with the shared one merged in. The files are part of the
@@ -73,7 +94,7 @@ public struct OpenAPISpec {
         info.set("title", text("Layerline suite (\(names.joined(separator: " + ")))"))
         info.set("version", infos.first?.value("version") ?? text("3.0"))
         info.set("summary", text("The \(names.joined(separator: " and ")) services in one process, on one listener."))
-        info.set("description", text(parts.joined(separator: "\n\n")))
+        info.set("description", .scalar(.init(parts.joined(separator: "\n\n"), Tag(.str), .literal)))
         return .mapping(info)
     }
 
