@@ -16,3 +16,11 @@ struct Suite {
 
     var services: [any LayerService] { [auth, sync] }
 }
+
+extension Suite {
+    /// Each service's OpenAPI document, in the order of `services`. Building the services needs a
+    /// database; their documents do not.
+    static var openAPIDocuments: [(name: String, document: String)] {
+        [("auth", AuthService.openAPIDocument), ("sync", SyncService.openAPIDocument)]
+    }
+}
