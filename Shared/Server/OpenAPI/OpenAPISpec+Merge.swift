@@ -38,10 +38,8 @@ extension OpenAPISpec {
             switch field {
             case "info":
                 continue
-            case "paths":
-                root.set(field, .mapping(try Self.mergePaths(existing.mapping, value.mapping, clash)))
-            case "components":
-                root.set(field, .mapping(try Self.mergeComponents(existing.mapping, value.mapping, clash)))
+            case "paths", "components":
+                root.set(field, .mapping(try Self.mergeEntries(existing.mapping, value.mapping, of: field, clash)))
             case "tags":
                 root.set(field, .sequence(try Self.mergeTags(existing.sequence, value.sequence, clash)))
             default:
@@ -51,48 +49,28 @@ extension OpenAPISpec {
         source += " + " + other.source
     }
 
-    private static func mergePaths(
-        _ paths: Node.Mapping?, _ added: Node.Mapping?, _ clash: (String) -> OpenAPISpecError
+    /// `added` merged into `base` two levels down: path and operation (or other field of the path
+    /// item), or section and component name. An entry both give must be the same, and an
+    /// operation must be one document's alone.
+    private static func mergeEntries(
+        _ base: Node.Mapping?, _ added: Node.Mapping?, of field: String, _ clash: (String) -> OpenAPISpecError
     ) throws -> Node.Mapping {
-        var paths = paths ?? [:]
-        for (key, item) in added ?? [:] {
-            let path = key.string ?? ""
-            guard var existing = paths.value(path)?.mapping else {
-                paths.set(path, item, key: key)
-                continue
-            }
-            for (fieldKey, field) in item.mapping ?? [:] {
-                let name = fieldKey.string ?? ""
-                if let current = existing.value(name) {
-                    if methods.contains(name) { throw clash("\(name.uppercased()) \(path)") }
-                    guard same(current, field) else { throw clash("\(name) of \(path) differently") }
-                } else {
-                    existing.set(name, field, key: fieldKey)
+        var merged = base ?? [:]
+        for (groupKey, group) in added ?? [:] {
+            let name = groupKey.string ?? ""
+            var entries = merged.value(name)?.mapping ?? [:]
+            for (entryKey, entry) in group.mapping ?? [:] {
+                let entryName = entryKey.string ?? ""
+                guard let current = entries.value(entryName) else {
+                    entries.set(entryName, entry, key: entryKey)
+                    continue
                 }
+                if field == "paths", methods.contains(entryName) { throw clash("\(entryName.uppercased()) \(name)") }
+                guard same(current, entry) else { throw clash("\(field).\(name).\(entryName) differently") }
             }
-            paths.set(path, .mapping(existing))
+            merged.set(name, .mapping(entries), key: groupKey)
         }
-        return paths
-    }
-
-    private static func mergeComponents(
-        _ components: Node.Mapping?, _ added: Node.Mapping?, _ clash: (String) -> OpenAPISpecError
-    ) throws -> Node.Mapping {
-        var components = components ?? [:]
-        for (sectionKey, section) in added ?? [:] {
-            let kind = sectionKey.string ?? ""
-            var merged = components.value(kind)?.mapping ?? [:]
-            for (nameKey, component) in section.mapping ?? [:] {
-                let name = nameKey.string ?? ""
-                if let current = merged.value(name) {
-                    guard same(current, component) else { throw clash("components.\(kind).\(name) differently") }
-                } else {
-                    merged.set(name, component, key: nameKey)
-                }
-            }
-            components.set(kind, .mapping(merged), key: sectionKey)
-        }
-        return components
+        return merged
     }
 
     private static func mergeTags(
@@ -114,27 +92,9 @@ extension OpenAPISpec {
     /// the same as the shared file's.
     func removing(_ common: OpenAPISpec) -> OpenAPISpec {
         var result = self
-        if var paths = root.value("paths")?.mapping {
-            for (key, item) in common.root.value("paths")?.mapping ?? [:] {
-                guard let path = key.string, var own = paths.value(path)?.mapping else { continue }
-                for (fieldKey, field) in item.mapping ?? [:] {
-                    guard let name = fieldKey.string, let current = own.value(name), Self.same(current, field) else { continue }
-                    own.remove(name)
-                }
-                if own.isEmpty { paths.remove(path) } else { paths.set(path, .mapping(own)) }
-            }
-            result.root.set("paths", .mapping(paths))
-        }
-        if var components = root.value("components")?.mapping {
-            for (sectionKey, section) in common.root.value("components")?.mapping ?? [:] {
-                guard let kind = sectionKey.string, var own = components.value(kind)?.mapping else { continue }
-                for (nameKey, component) in section.mapping ?? [:] {
-                    guard let name = nameKey.string, let current = own.value(name), Self.same(current, component) else { continue }
-                    own.remove(name)
-                }
-                if own.isEmpty { components.remove(kind) } else { components.set(kind, .mapping(own)) }
-            }
-            result.root.set("components", .mapping(components))
+        for field in ["paths", "components"] {
+            guard let own = root.value(field)?.mapping else { continue }
+            result.root.set(field, .mapping(Self.subtract(common.root.value(field)?.mapping, from: own)))
         }
         if let tags = root.value("tags")?.sequence {
             let shared = common.root.value("tags")?.sequence ?? []
@@ -142,6 +102,21 @@ extension OpenAPISpec {
             result.root.set("tags", .sequence(Node.Sequence(Array(own))))
         }
         return result
+    }
+
+    /// `own` without the entries of `shared` that it has alike, two levels down (path and method,
+    /// or section and component name); a group left empty goes too.
+    private static func subtract(_ shared: Node.Mapping?, from own: Node.Mapping) -> Node.Mapping {
+        var own = own
+        for (groupKey, group) in shared ?? [:] {
+            guard let name = groupKey.string, var entries = own.value(name)?.mapping else { continue }
+            for (entryKey, entry) in group.mapping ?? [:] {
+                guard let entryName = entryKey.string, let current = entries.value(entryName), same(current, entry) else { continue }
+                entries.remove(entryName)
+            }
+            if entries.isEmpty { own.remove(name) } else { own.set(name, .mapping(entries)) }
+        }
+        return own
     }
 
     /// Whether two trees say the same: equal scalars (by value and type, however quoted) and
