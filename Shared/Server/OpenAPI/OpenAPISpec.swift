@@ -80,11 +80,11 @@ public struct OpenAPISpec {
             try OpenAPISpec(yaml: $0.document, source: "the \($0.name) service's document").removing(common)
         }
         var suite = try merging(own + [common])
-        suite.root.set("info", try suiteInfo(services.map(\.name), own))
+        suite.root.set("info", suiteInfo(services.map(\.name), own))
         return try suite.yaml()
     }
 
-    private static func suiteInfo(_ names: [String], _ documents: [OpenAPISpec]) throws -> Node {
+    private static func suiteInfo(_ names: [String], _ documents: [OpenAPISpec]) -> Node {
         let infos = documents.compactMap { $0.root.value("info")?.mapping }
         let parts = infos.compactMap { info -> String? in
             guard let title = info.value("title")?.string, let description = info.value("description")?.string else { return nil }
