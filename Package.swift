@@ -32,6 +32,8 @@ struct Service {
                 name: library,
                 dependencies: ["LayerModels", "LayerServer", hummingbird, postgres, logging, httpTypes] + dependencies,
                 path: "Services/\(folder)/Sources",
+                // Embedded, so the binaries need no resource files beside them.
+                resources: [.embedInCode("openapi.yaml")],
                 swiftSettings: swiftSettings
             ),
             .executableTarget(
@@ -87,6 +89,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .target(
@@ -107,8 +110,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "Shared/Server",
+            resources: [.embedInCode("openapi-common.yaml")],
             swiftSettings: swiftSettings
         ),
     ]
@@ -146,6 +151,7 @@ let package = Package(
                     .product(name: "HummingbirdTesting", package: "hummingbird"),
                     .product(name: "HummingbirdTLS", package: "hummingbird"),
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                    .product(name: "Yams", package: "Yams"),
                 ] + serviceLibraries,
                 path: "Tests/Support",
                 swiftSettings: swiftSettings

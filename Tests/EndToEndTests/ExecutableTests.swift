@@ -1,4 +1,5 @@
 import Foundation
+import LayerAuth
 import LayerServer
 import LayerTesting
 import Testing
@@ -47,5 +48,30 @@ import Testing
             try ChildProcess.builtProduct("layer"), ["migrate"], environment: ["LAYER_DATABASE_URL": database.url])
         #expect(try await child.wait(timeout: .seconds(60)) == 0, "\(child.output)")
         #expect(child.output.contains("auth: "))
+    }
+
+    @Test func openAPIPrintsAndWritesTheDocumentsWithoutADatabase() async throws {
+        let layer = try ChildProcess.builtProduct("layer")
+        func run(_ arguments: [String]) async throws -> (status: Int32?, output: String) {
+            let child = try ChildProcess(layer, arguments, environment: ["LAYER_DATABASE_URL": ""])
+            return (try await child.wait(timeout: .seconds(30)), child.output)
+        }
+        let suite = try await run(["openapi"])
+        #expect(suite.status == 0, "\(suite.output)")
+        #expect(try OpenAPIDocument(yaml: suite.output).root["info"]?["title"] == "Layerline suite (auth + sync)")
+        let auth = try await run(["openapi", "--service", "auth"])
+        #expect(auth.status == 0 && auth.output == AuthService.openAPI)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let written = try await run(["openapi", "--out", directory.path])
+        #expect(written.status == 0, "\(written.output)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(Set(files) == ["auth.yaml", "sync.yaml", "suite.yaml"])
+        #expect(try String(contentsOf: directory.appendingPathComponent("suite.yaml"), encoding: .utf8) == suite.output)
+        #expect(try String(contentsOf: directory.appendingPathComponent("auth.yaml"), encoding: .utf8) == auth.output)
+
+        let unknown = try await run(["openapi", "--service", "billing"])
+        #expect(unknown.status != 0 && unknown.output.contains("auth, sync"), "\(unknown.output)")
     }
 }

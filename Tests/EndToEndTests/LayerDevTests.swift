@@ -88,6 +88,10 @@ import Testing
         let synced = try await client.request(.POST, "/sync", headers: auth, json: ["anchor": 0, "policy": "complete"])
         #expect(synced.json?["operations"]?.arrayValue?.count == 2)
 
+        // Its OpenAPI document covers both services, as `layer openapi` prints it.
+        let document = try await client.request(.GET, "/openapi.yaml", accept: nil)
+        #expect(document.text.trimmingCharacters(in: .whitespacesAndNewlines) == (try await layer(["openapi"])))
+
         // A clean stop on SIGTERM: the process ends and so does its PostgreSQL.
         dev.signal(SIGTERM)
         #expect(try await dev.wait(timeout: .seconds(30)) == 0)

@@ -19,6 +19,15 @@ public struct LiveServer: Sendable {
     public let http: HTTPClient
     /// What it runs with, the database included: another server given these shares the database.
     public let settings: ServerSettings
+    let plans: [ServicePlan]
+
+    /// Instances of the services it serves, built apart from the running ones, to look at their
+    /// routes and documents.
+    public var services: [any LayerService] {
+        get throws {
+            try plans.map { try $0.build(ServiceDependencies(server: settings, postgres: postgres)) }
+        }
+    }
 
     /// Serves `services` (any of the suite's, configured as the test needs, or services made by
     /// hand) on one listener until `body` returns, then shuts down. Services hosted together call
@@ -49,7 +58,7 @@ public struct LiveServer: Sendable {
             let scheme = serverSettings.tlsCertificatePath == nil ? "http" : "https"
             let server = LiveServer(
                 baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared,
-                settings: serverSettings)
+                settings: serverSettings, plans: services)
             do {
                 let result = try await body(server)
                 await group.triggerGracefulShutdown()

@@ -1,5 +1,6 @@
 import Foundation
 import LayerModels
+import Yams
 
 /// A service's OpenAPI document, for checking real responses against it: operation lookup by
 /// concrete method and path, local `$ref`s, and the JSON-Schema subset the documents use (`type`,
@@ -9,7 +10,42 @@ public struct OpenAPIDocument: Sendable {
     public let root: JSONValue
 
     public init(yaml: String) throws {
-        root = try YAMLSubset.parse(yaml)
+        root = try Yams.compose(yaml: yaml).map(Self.json) ?? .null
+    }
+
+    public struct ParseError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// A YAML tree as the JSON it stands for. Scalars are read by their resolved YAML type; any
+    /// other than null, booleans and numbers (a date, say) stays the text it was written as, which
+    /// is what a JSON client gets. Keys are compared as text, as in JSON, so `200` and `'200'`
+    /// in one mapping are refused.
+    static func json(_ node: Node) throws -> JSONValue {
+        switch node {
+        case .scalar(let scalar):
+            return switch node.any {
+            case is NSNull: .null
+            case let value as Bool: .bool(value)
+            case let value as Int: .number(Double(value))
+            case let value as Double: .number(value)
+            default: .string(scalar.string)
+            }
+        case .mapping(let mapping):
+            var object: [String: JSONValue] = [:]
+            for (key, value) in mapping {
+                let name = key.string ?? ""
+                guard object[name] == nil else {
+                    throw ParseError(description: "line \((key.mark?.line).map(String.init) ?? "?"): the key \(name) is repeated")
+                }
+                object[name] = try json(value)
+            }
+            return .object(object)
+        case .sequence(let sequence):
+            return .array(try sequence.map(json))
+        case .alias:
+            throw ParseError(description: "an alias, which OpenAPI documents do not use")
+        }
     }
 
     /// Every operation: (path template, lower-case method, operation object).
@@ -168,222 +204,6 @@ public struct OpenAPIDocument: Sendable {
             true
         case ("integer", .number(let number)): number.rounded() == number
         default: false
-        }
-    }
-}
-
-/// The YAML subset the OpenAPI documents are written in: block mappings and `- ` sequences
-/// indented with spaces (a nested block indented deeper than its key), one-line plain or quoted
-/// scalars, flow collections (`[a, 'b']`, `{k: v}`, `{}`), full-line comments. Not supported:
-/// tabs, anchors and aliases, tags, block scalars, trailing comments, multi-line flow collections.
-public enum YAMLSubset {
-    public struct ParseError: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    public static func parse(_ text: String) throws -> JSONValue {
-        var lines: [Line] = []
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let content = raw.drop { $0 == " " }
-            if content.isEmpty || content.hasPrefix("#") { continue }
-            if raw.contains("\t") { throw ParseError(description: "line \(number + 1): a tab") }
-            lines.append(Line(number: number + 1, indent: raw.count - content.count, text: String(content)))
-        }
-        var parser = BlockParser(lines: lines)
-        guard let first = lines.first else { return .null }
-        let value = try parser.node(indent: first.indent)
-        if parser.index < lines.count {
-            throw ParseError(description: "line \(lines[parser.index].number): unexpected indentation")
-        }
-        return value
-    }
-
-    struct Line {
-        var number: Int
-        var indent: Int
-        var text: String
-    }
-
-    struct BlockParser {
-        var lines: [Line]
-        var index = 0
-
-        mutating func node(indent: Int) throws -> JSONValue {
-            let text = lines[index].text
-            return text == "-" || text.hasPrefix("- ") ? try sequence(indent) : try mapping(indent)
-        }
-
-        mutating func sequence(_ indent: Int) throws -> JSONValue {
-            var items: [JSONValue] = []
-            while index < lines.count, lines[index].indent == indent, lines[index].text == "-" || lines[index].text.hasPrefix("- ") {
-                let line = lines[index]
-                let rest = line.text.dropFirst().drop { $0 == " " }
-                if rest.isEmpty {
-                    index += 1
-                    items.append(try child(of: indent))
-                } else if try rest == "-" || rest.hasPrefix("- ") || YAMLSubset.splitKey(rest, line: line.number) != nil {
-                    // `- key: value` (or `- - item`) starts a block at the column after the dash.
-                    let column = indent + line.text.count - rest.count
-                    lines[index] = Line(number: line.number, indent: column, text: String(rest))
-                    items.append(try node(indent: column))
-                } else {
-                    items.append(try YAMLSubset.inlineValue(rest, line: line.number))
-                    index += 1
-                }
-            }
-            return .array(items)
-        }
-
-        mutating func mapping(_ indent: Int) throws -> JSONValue {
-            var object: [String: JSONValue] = [:]
-            while index < lines.count, lines[index].indent == indent {
-                let line = lines[index]
-                guard let (key, rest) = try YAMLSubset.splitKey(Substring(line.text), line: line.number) else {
-                    throw ParseError(description: "line \(line.number): expected 'key: value', got '\(line.text)'")
-                }
-                guard object[key] == nil else { throw ParseError(description: "line \(line.number): duplicate key \(key)") }
-                index += 1
-                object[key] = rest.isEmpty ? try child(of: indent) : try YAMLSubset.inlineValue(rest, line: line.number)
-            }
-            return .object(object)
-        }
-
-        /// The block under a `key:` or `-` that had nothing after it (null when there is none).
-        mutating func child(of indent: Int) throws -> JSONValue {
-            guard index < lines.count, lines[index].indent > indent else { return .null }
-            return try node(indent: lines[index].indent)
-        }
-    }
-
-    /// Splits `key: value` (or `key:`) into the key and the rest; nil when the text is not a pair.
-    static func splitKey(_ text: Substring, line: Int) throws -> (String, Substring)? {
-        var scanner = FlowScanner(text: text, line: line)
-        let key: String
-        if text.first == "'" || text.first == "\"" {
-            key = try scanner.quoted()
-        } else if text.first == "[" || text.first == "{" {
-            return nil
-        } else {
-            guard let colon = text.firstRange(of: ": ")?.lowerBound ?? (text.hasSuffix(":") ? text.index(before: text.endIndex) : nil)
-            else { return nil }
-            return (text[..<colon].trimmingCharacters(in: .whitespaces), text[text.index(after: colon)...].drop { $0 == " " })
-        }
-        let rest = text[scanner.position...]
-        guard rest == ":" || rest.hasPrefix(": ") else { return nil }
-        return (key, rest.dropFirst().drop { $0 == " " })
-    }
-
-    /// A value on the same line as its key or dash: a flow collection or a scalar.
-    static func inlineValue(_ text: Substring, line: Int) throws -> JSONValue {
-        var scanner = FlowScanner(text: text, line: line)
-        let value = try scanner.value(inFlow: false)
-        scanner.skipSpaces()
-        guard scanner.position == text.endIndex else {
-            throw ParseError(description: "line \(line): unexpected '\(text[scanner.position...])'")
-        }
-        return value
-    }
-
-    /// A plain scalar's value: booleans, null, decimal numbers, otherwise the string.
-    static func plain(_ text: String) -> JSONValue {
-        switch text {
-        case "true": return true
-        case "false": return false
-        case "null", "~", "": return nil
-        default:
-            let numeric = text.first.map { $0.isNumber || $0 == "-" } == true
-                && text.dropFirst().allSatisfy { $0.isNumber || $0 == "." } && text.filter { $0 == "." }.count <= 1
-            if numeric, let number = Double(text) { return .number(number) }
-            return .string(text)
-        }
-    }
-
-    /// Reads flow collections and scalars from one line.
-    struct FlowScanner {
-        let text: Substring
-        let line: Int
-        var position: Substring.Index
-
-        init(text: Substring, line: Int) {
-            self.text = text
-            self.line = line
-            position = text.startIndex
-        }
-
-        var current: Character? { position < text.endIndex ? text[position] : nil }
-
-        mutating func advance() { position = text.index(after: position) }
-
-        mutating func skipSpaces() { while current == " " { advance() } }
-
-        func error(_ message: String) -> ParseError { ParseError(description: "line \(line): \(message) in '\(text)'") }
-
-        mutating func value(inFlow: Bool) throws -> JSONValue {
-            skipSpaces()
-            switch current {
-            case "[":
-                advance()
-                var items: [JSONValue] = []
-                try list(closing: "]") { items.append(try $0.value(inFlow: true)) }
-                return .array(items)
-            case "{":
-                advance()
-                var object: [String: JSONValue] = [:]
-                try list(closing: "}") { scanner in
-                    let key = scanner.current == "'" || scanner.current == "\"" ? try scanner.quoted() : scanner.plainText(stops: ":")
-                    scanner.skipSpaces()
-                    guard scanner.current == ":" else { throw scanner.error("expected ':'") }
-                    scanner.advance()
-                    object[key] = try scanner.value(inFlow: true)
-                }
-                return .object(object)
-            case "'", "\"":
-                return .string(try quoted())
-            default:
-                return YAMLSubset.plain(plainText(stops: inFlow ? ",]}" : ""))
-            }
-        }
-
-        /// Comma-separated items up to `closing`, the opening bracket already read.
-        mutating func list(closing: Character, item: (inout FlowScanner) throws -> Void) throws {
-            skipSpaces()
-            if current == closing { return advance() }
-            while true {
-                try item(&self)
-                skipSpaces()
-                switch current {
-                case ",": advance()
-                case closing: return advance()
-                default: throw error("expected ',' or '\(closing)'")
-                }
-            }
-        }
-
-        mutating func plainText(stops: String) -> String {
-            let start = position
-            while let character = current, !stops.contains(character) { advance() }
-            return text[start..<position].trimmingCharacters(in: .whitespaces)
-        }
-
-        /// A single-quoted (`''` escapes a quote) or double-quoted (backslash escapes) string.
-        mutating func quoted() throws -> String {
-            guard let quote = current else { throw error("expected a quote") }
-            advance()
-            var result = ""
-            while let character = current {
-                advance()
-                if character == quote {
-                    guard quote == "'", current == "'" else { return result }
-                    advance()
-                    result.append("'")
-                } else if quote == "\"", character == "\\", let escaped = current {
-                    advance()
-                    result.append(escaped == "n" ? "\n" : escaped == "t" ? "\t" : escaped)
-                } else {
-                    result.append(character)
-                }
-            }
-            throw error("unterminated string")
         }
     }
 }

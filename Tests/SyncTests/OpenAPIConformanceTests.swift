@@ -104,33 +104,17 @@ struct OpenAPIConformanceTests {
             let document = api.document
             #expect(document.root["openapi"]?.stringValue?.hasPrefix("3.1.") == true)
 
-            // The routes the service's router really has: the operational ones and the service's,
-            // minus the internal API, which is not public.
-            let router = Router(context: LayerRequestContext.self)
-            OperationalRoutes(postgres: api.postgres, readiness: [:], openAPI: "", links: []).addRoutes(to: router)
-            SyncService(
-                settings: SyncSettings(authURL: "http://127.0.0.1:1"),
-                dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
-            ).addRoutes(to: router)
-            let served = Set(
-                router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path.description)" }
-                    .filter { !$0.contains(" /internal/") })
-            let documented = Set(document.operations.map { "\($0.method) \($0.path)" })
+            // The routes the service's router really has, minus the internal API, which is not public.
+            let served = publicRoutes(
+                of: [
+                    SyncService(
+                        settings: SyncSettings(authURL: "http://127.0.0.1:1"),
+                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres))
+                ], postgres: api.postgres)
+            let documented = document.operationNames
             #expect(served.subtracting(documented).isEmpty, "served but not documented: \(served.subtracting(documented).sorted())")
             #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
-
-            var unresolved: [String] = []
-            func walk(_ value: JSONValue) {
-                switch value {
-                case .object(let object):
-                    if case .string(let reference)? = object["$ref"], document.resolve(value) == .null { unresolved.append(reference) }
-                    object.values.forEach(walk)
-                case .array(let items): items.forEach(walk)
-                default: break
-                }
-            }
-            walk(document.root)
-            #expect(unresolved.isEmpty, "unresolved $refs: \(unresolved)")
+            #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
 
             var operationIDs: [String] = []
             for (path, method, operation) in document.operations {

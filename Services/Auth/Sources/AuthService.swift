@@ -11,7 +11,8 @@ public struct AuthService: ConfigurableService {
     public static let name = InternalAPI.Service.auth
     public static let defaultPort = 8081
     public static var migrations: MigrationRunner { authMigrations }
-    public static var openAPI: String { authOpenAPI }
+    /// Its `openapi.yaml` with the shared part.
+    public static let openAPI = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "auth")
     public var links: [(rel: String, path: String)] { [("nonces", "/nonces"), ("sessions", "/sessions")] }
 
     let settings: AuthSettings

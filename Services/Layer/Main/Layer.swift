@@ -5,5 +5,5 @@ import ArgumentParser
 struct Layer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run and operate the Layerline suite.",
-        subcommands: [DevCommand.self, MigrateCommand.self, AdminCommand.self, TokenCommand.self])
+        subcommands: [DevCommand.self, MigrateCommand.self, AdminCommand.self, TokenCommand.self, OpenAPICommand.self])
 }

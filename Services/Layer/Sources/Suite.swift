@@ -16,4 +16,9 @@ public enum Suite {
     public static func configured(from reader: inout SettingsReader) -> [ServicePlan] {
         services.map { $0.configured(from: &reader) }
     }
+
+    /// Each service's OpenAPI document, in catalogue order; no service is built for it.
+    public static var openAPIDocuments: [(name: String, document: String)] {
+        services.map { ($0.name, $0.openAPI) }
+    }
 }

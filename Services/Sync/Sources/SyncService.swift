@@ -15,7 +15,8 @@ public struct SyncService: ConfigurableService {
     public static let name = InternalAPI.Service.sync
     public static let defaultPort = 8082
     public static var migrations: MigrationRunner { syncMigrations }
-    public static var openAPI: String { syncOpenAPI }
+    /// Its `openapi.yaml` with the shared part.
+    public static let openAPI = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "sync")
     public var links: [(rel: String, path: String)] { [("conversations", "/conversations"), ("content", "/content")] }
 
     let settings: SyncSettings

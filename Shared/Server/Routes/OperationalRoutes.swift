@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import LayerModels
@@ -6,7 +7,8 @@ import NIOCore
 import PostgresNIO
 
 /// What every service serves besides its API: discovery at `/`, liveness and readiness probes,
-/// Prometheus metrics and its OpenAPI document.
+/// Prometheus metrics and its OpenAPI document. `openapi-common.yaml` documents these routes once
+/// for every service.
 public struct OperationalRoutes: Sendable {
     public typealias Check = @Sendable () async -> Bool
 
@@ -68,84 +70,5 @@ extension Request {
         let host = head.authority ?? "localhost"
         let scheme = headers[.forwardedProto] ?? head.scheme ?? "http"
         return "\(scheme)://\(host)"
-    }
-}
-
-import Foundation
-
-extension OperationalRoutes {
-    /// The OpenAPI paths of the probes, the metrics and the document itself, which every service
-    /// serves alike. They refer to the components `Liveness`, `Readiness`, `InternalError` and
-    /// `RequestId`, which each service's document defines.
-    public static func openAPIPaths(readinessSummary: String) -> String {
-        """
-          /health/live:
-            get:
-              operationId: liveness
-              tags: [operational]
-              summary: Liveness probe.
-              security: []
-              responses:
-                '200':
-                  description: The process answers.
-                  headers:
-                    X-Request-Id:
-                      $ref: '#/components/headers/RequestId'
-                  content:
-                    application/json:
-                      schema:
-                        $ref: '#/components/schemas/Liveness'
-                '500':
-                  $ref: '#/components/responses/InternalError'
-          /health/ready:
-            get:
-              operationId: readiness
-              tags: [operational]
-              summary: \(readinessSummary)
-              security: []
-              responses:
-                '200':
-                  $ref: '#/components/responses/Readiness'
-                '503':
-                  $ref: '#/components/responses/Readiness'
-                '500':
-                  $ref: '#/components/responses/InternalError'
-          /metrics:
-            get:
-              operationId: metrics
-              tags: [operational]
-              summary: Metrics in the Prometheus text format.
-              security: []
-              responses:
-                '200':
-                  description: The metrics.
-                  headers:
-                    X-Request-Id:
-                      $ref: '#/components/headers/RequestId'
-                  content:
-                    text/plain:
-                      schema:
-                        type: string
-                '500':
-                  $ref: '#/components/responses/InternalError'
-          /openapi.yaml:
-            get:
-              operationId: openAPI
-              tags: [operational]
-              summary: This document.
-              security: []
-              responses:
-                '200':
-                  description: The OpenAPI document.
-                  headers:
-                    X-Request-Id:
-                      $ref: '#/components/headers/RequestId'
-                  content:
-                    application/yaml:
-                      schema:
-                        type: string
-                '500':
-                  $ref: '#/components/responses/InternalError'
-        """
     }
 }

@@ -36,7 +36,8 @@ public func buildApplication(
     OperationalRoutes(
         postgres: postgres,
         readiness: services.reduce(into: [:]) { $0.merge($1.readiness) { first, _ in first } },
-        openAPI: services.first?.openAPI ?? "",
+        // One document of every route this listener serves: each service's alone, or all of them merged.
+        openAPI: try OpenAPISpec.suiteDocument(services.map { ($0.name, $0.openAPI) }),
         links: services.flatMap(\.links)
     ).addRoutes(to: router)
     for service in services {

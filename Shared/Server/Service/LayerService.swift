@@ -74,14 +74,19 @@ extension ConfigurableService {
 public struct ServicePlan: Sendable {
     public let name: String
     public let migrations: MigrationRunner
-    let build: @Sendable (ServiceDependencies) throws -> any LayerService
+    private let make: @Sendable (ServiceDependencies) throws -> any LayerService
 
     public init(
         name: String, migrations: MigrationRunner, build: @escaping @Sendable (ServiceDependencies) throws -> any LayerService
     ) {
         self.name = name
         self.migrations = migrations
-        self.build = build
+        self.make = build
+    }
+
+    /// The service, built with `dependencies`.
+    public func build(_ dependencies: ServiceDependencies) throws -> any LayerService {
+        try make(dependencies)
     }
 
     /// A service that is built already (test services made by hand).

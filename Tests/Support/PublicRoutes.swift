@@ -1,0 +1,42 @@
+import Hummingbird
+import LayerModels
+import LayerServer
+import PostgresNIO
+
+/// The public routes of a process that hosts `services`, as `method /path/{parameter}`: the
+/// operational routes and every service's own, without the internal API, which no document
+/// describes. The OpenAPI conformance tests compare them with the document the process serves.
+public func publicRoutes(of services: [any LayerService], postgres: PostgresClient) -> Set<String> {
+    // The same routes as `buildApplication` registers, on a router of their own to read them from.
+    let router = Router(context: LayerRequestContext.self)
+    OperationalRoutes(postgres: postgres, readiness: [:], openAPI: "", links: []).addRoutes(to: router)
+    for service in services {
+        service.addRoutes(to: router)
+    }
+    return Set(
+        router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path.description)" }
+            .filter { !$0.contains(" /internal/") })
+}
+
+extension OpenAPIDocument {
+    /// Every operation as `method /path/{parameter}`, to compare with `publicRoutes(of:postgres:)`.
+    public var operationNames: Set<String> {
+        Set(operations.map { "\($0.method) \($0.path)" })
+    }
+
+    /// The `$ref`s anywhere in the document that lead nowhere.
+    public var unresolvedReferences: [String] {
+        var unresolved: [String] = []
+        func walk(_ value: JSONValue) {
+            switch value {
+            case .object(let object):
+                if case .string(let reference)? = object["$ref"], resolve(value) == .null { unresolved.append(reference) }
+                object.values.forEach(walk)
+            case .array(let items): items.forEach(walk)
+            default: break
+            }
+        }
+        walk(root)
+        return unresolved
+    }
+}
