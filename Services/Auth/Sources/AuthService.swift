@@ -46,8 +46,7 @@ public struct AuthService: ConfigurableService {
             certificates = CertificateIssuer(
                 repository: certificateRepository, source: .files(certificate: certificate, key: key))
         }
-        certificateReader = ClientCertificateReader(
-            tlsEnabled: server.tlsCertificatePath != nil, trustedProxies: server.trustedProxies)
+        certificateReader = ClientCertificateReader(server)
         sessionAuthenticator = SessionAuthenticator(
             introspector: LocalIntrospector(sessions: sessions), certificates: certificateReader, realm: server.realm,
             challenges: RateLimiter(settings.rateLimits.nonces))

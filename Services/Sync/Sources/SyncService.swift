@@ -42,15 +42,11 @@ public struct SyncService: ConfigurableService {
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
             http: dependencies.http)
-        let introspector = CachingIntrospector(HTTPSessionIntrospector(client: auth), ttl: server.introspectionCacheTTL)
+        sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: true)
         push = Push(
-            settings: settings.push, store: store, postgres: postgres, links: context.links, introspector: introspector)
+            settings: settings.push, store: store, postgres: postgres, links: context.links,
+            introspector: sessionAuthenticator.sessionIntrospector)
         internalToken = server.internalToken
-        sessionAuthenticator = SessionAuthenticator(
-            introspector: introspector,
-            certificates: ClientCertificateReader(
-                tlsEnabled: server.tlsCertificatePath != nil, trustedProxies: server.trustedProxies),
-            realm: server.realm, allowsQueryToken: true)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
     }
 

@@ -157,3 +157,24 @@ public enum LayerAuthorization: Equatable, Sendable {
         return .malformed
     }
 }
+
+extension ClientCertificateReader {
+    /// Reads device certificates as the server's settings say they arrive: over its own TLS, or
+    /// from the trusted edge proxies.
+    public init(_ server: ServerSettings) {
+        self.init(tlsEnabled: server.tlsCertificatePath != nil, trustedProxies: server.trustedProxies)
+    }
+}
+
+extension SessionAuthenticator {
+    /// The session check of a service other than auth: sessions introspected with the auth service
+    /// over internal HTTP, active answers trusted for the introspection cache time.
+    public static func remote(auth: InternalClient, server: ServerSettings, allowsQueryToken: Bool) -> SessionAuthenticator {
+        SessionAuthenticator(
+            introspector: CachingIntrospector(HTTPSessionIntrospector(client: auth), ttl: server.introspectionCacheTTL),
+            certificates: ClientCertificateReader(server), realm: server.realm, allowsQueryToken: allowsQueryToken)
+    }
+
+    /// The introspector it asks, for connections that check their session again later.
+    public var sessionIntrospector: any SessionIntrospector { introspector }
+}

@@ -9,19 +9,19 @@ struct ServerAPIController: Sendable {
     let apps: AppRepository
     let sessions: SessionRepository
 
-    struct UserResponse: Codable {
+    struct UserResponse: Encodable {
         var identity: BasicIdentity
         var suspended: Bool
     }
 
     /// The identity fields the auth service holds, in the shape of the API's identities.
-    struct BasicIdentity: Codable {
+    struct BasicIdentity: Encodable {
         var id: String
         var userID: String
-        var displayName: String?
-        var avatarURL: String?
-        var firstName: String?
-        var lastName: String?
+        @Nullable var displayName: String?
+        @Nullable var avatarURL: String?
+        @Nullable var firstName: String?
+        @Nullable var lastName: String?
         enum CodingKeys: String, CodingKey {
             case id
             case userID = "user_id"
@@ -29,17 +29,6 @@ struct ServerAPIController: Sendable {
             case avatarURL = "avatar_url"
             case firstName = "first_name"
             case lastName = "last_name"
-        }
-
-        /// The Server API spells out empty attributes as `null` rather than leaving them out.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(userID, forKey: .userID)
-            try container.encode(displayName, forKey: .displayName)
-            try container.encode(avatarURL, forKey: .avatarURL)
-            try container.encode(firstName, forKey: .firstName)
-            try container.encode(lastName, forKey: .lastName)
         }
 
         init(_ identity: InternalAPI.Identity) {

@@ -9,6 +9,8 @@ struct AnnouncementObject: Encodable, Sendable {
     var url: String
     var receiptsURL: String
     var position: Int64
+    /// Always null: an announcement belongs to no conversation.
+    @Nullable var conversation: ConversationReference? = nil
     var parts: [PartObject]
     var sentAt: Date
     var sender: SenderObject
@@ -17,7 +19,7 @@ struct AnnouncementObject: Encodable, Sendable {
     /// Nil in the system view, which has no viewer.
     var isUnread: Bool?
     var recipientStatus: [String: String]
-    var notification: JSONValue?
+    @Nullable var notification: JSONValue?
 
     enum CodingKeys: String, CodingKey {
         case id, url, position, conversation, parts, sender, recipients, notification
@@ -25,22 +27,6 @@ struct AnnouncementObject: Encodable, Sendable {
         case sentAt = "sent_at"
         case isUnread = "is_unread"
         case recipientStatus = "recipient_status"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(url, forKey: .url)
-        try container.encode(receiptsURL, forKey: .receiptsURL)
-        try container.encode(position, forKey: .position)
-        try container.encodeNil(forKey: .conversation)
-        try container.encode(parts, forKey: .parts)
-        try container.encode(sentAt, forKey: .sentAt)
-        try container.encode(sender, forKey: .sender)
-        try container.encodeIfPresent(recipients, forKey: .recipients)
-        try container.encodeIfPresent(isUnread, forKey: .isUnread)
-        try container.encode(recipientStatus, forKey: .recipientStatus)
-        try container.encode(notification, forKey: .notification)
     }
 }
 

@@ -3,7 +3,8 @@ import LayerModels
 import LayerServer
 
 // The objects of the Client and Server APIs as the sync service renders them. Empty attributes
-// are written as explicit `null`s, as the original Server API did, so every object has one shape.
+// are written as explicit `null`s (`@Nullable`), as the original Server API did, so every object
+// has one shape; a plain optional is left out when it is nil.
 
 /// The URLs of the sync service's objects.
 extension URLBuilder {
@@ -22,8 +23,8 @@ struct BasicIdentityObject: Encodable, Sendable, Equatable {
     var id: String
     var url: String
     var userID: String
-    var displayName: String?
-    var avatarURL: String?
+    @Nullable var displayName: String?
+    @Nullable var avatarURL: String?
     var identityType: String
 
     enum CodingKeys: String, CodingKey {
@@ -32,16 +33,6 @@ struct BasicIdentityObject: Encodable, Sendable, Equatable {
         case displayName = "display_name"
         case avatarURL = "avatar_url"
         case identityType = "identity_type"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(url, forKey: .url)
-        try container.encode(userID, forKey: .userID)
-        try container.encode(displayName, forKey: .displayName)
-        try container.encode(avatarURL, forKey: .avatarURL)
-        try container.encode(identityType, forKey: .identityType)
     }
 }
 
@@ -96,26 +87,16 @@ enum SenderObject: Encodable, Sendable {
 struct ContentObject: Encodable, Sendable {
     var id: String
     var size: Int64
-    var downloadURL: String?
-    var expiration: Date?
-    var refreshURL: String?
-    var uploadURL: String?
+    @Nullable var downloadURL: String?
+    @Nullable var expiration: Date?
+    @Nullable var refreshURL: String?
+    @Nullable var uploadURL: String?
 
     enum CodingKeys: String, CodingKey {
         case id, size, expiration
         case downloadURL = "download_url"
         case refreshURL = "refresh_url"
         case uploadURL = "upload_url"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(size, forKey: .size)
-        try container.encode(downloadURL, forKey: .downloadURL)
-        try container.encode(expiration, forKey: .expiration)
-        try container.encode(refreshURL, forKey: .refreshURL)
-        try container.encode(uploadURL, forKey: .uploadURL)
     }
 }
 
@@ -124,28 +105,16 @@ struct PartObject: Encodable, Sendable {
     var url: String
     var messageURL: String
     var mimeType: String
-    var body: String?
-    var encoding: String?
-    var content: ContentObject?
-    var updatedAt: Date?
+    @Nullable var body: String?
+    @Nullable var encoding: String?
+    @Nullable var content: ContentObject?
+    @Nullable var updatedAt: Date?
 
     enum CodingKeys: String, CodingKey {
         case id, url, body, encoding, content
         case messageURL = "message_url"
         case mimeType = "mime_type"
         case updatedAt = "updated_at"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(url, forKey: .url)
-        try container.encode(messageURL, forKey: .messageURL)
-        try container.encode(mimeType, forKey: .mimeType)
-        try container.encode(body, forKey: .body)
-        try container.encode(encoding, forKey: .encoding)
-        try container.encode(content, forKey: .content)
-        try container.encode(updatedAt, forKey: .updatedAt)
     }
 }
 
@@ -159,16 +128,17 @@ struct MessageObject: Encodable, Sendable {
     var url: String
     var receiptsURL: String
     var position: Int64
-    var conversation: ConversationReference?
+    @Nullable var conversation: ConversationReference?
     var parts: [PartObject]
     var sentAt: Date
+    /// Left out when unknown.
     var receivedAt: Date?
-    var updatedAt: Date?
+    @Nullable var updatedAt: Date?
     var sender: SenderObject
-    /// Nil in the Server API's system view, which has no viewer.
+    /// Nil (and left out) in the Server API's system view, which has no viewer.
     var isUnread: Bool?
     var recipientStatus: [String: String]
-    var notification: JSONValue?
+    @Nullable var notification: JSONValue?
 
     enum CodingKeys: String, CodingKey {
         case id, url, position, conversation, parts, sender, notification
@@ -178,23 +148,6 @@ struct MessageObject: Encodable, Sendable {
         case updatedAt = "updated_at"
         case isUnread = "is_unread"
         case recipientStatus = "recipient_status"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(url, forKey: .url)
-        try container.encode(receiptsURL, forKey: .receiptsURL)
-        try container.encode(position, forKey: .position)
-        try container.encode(conversation, forKey: .conversation)
-        try container.encode(parts, forKey: .parts)
-        try container.encode(sentAt, forKey: .sentAt)
-        try container.encodeIfPresent(receivedAt, forKey: .receivedAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(sender, forKey: .sender)
-        try container.encodeIfPresent(isUnread, forKey: .isUnread)
-        try container.encode(recipientStatus, forKey: .recipientStatus)
-        try container.encode(notification, forKey: .notification)
     }
 }
 
