@@ -24,10 +24,6 @@ public struct AuthService: ConfigurableService {
     /// rather than over HTTP.
     let sessionAuthenticator: SessionAuthenticator
 
-    public static func readSettings(_ reader: inout SettingsReader) -> AuthSettings {
-        AuthSettings.read(&reader)
-    }
-
     public init(settings: AuthSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
         let postgres = dependencies.postgres

@@ -2,7 +2,7 @@ import Foundation
 import LayerServer
 
 /// The auth service's settings, read once from the environment.
-public struct AuthSettings: Sendable {
+public struct AuthSettings: ServiceSettings {
     public struct RateLimits: Sendable {
         public var nonces: RateLimiter.Limit
         public var sessions: RateLimiter.Limit

@@ -27,10 +27,6 @@ public struct SyncService: ConfigurableService {
     let push: Push
     let internalToken: String
 
-    public static func readSettings(_ reader: inout SettingsReader) -> SyncSettings {
-        SyncSettings.read(&reader)
-    }
-
     public init(settings: SyncSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
         let postgres = dependencies.postgres

@@ -1,7 +1,7 @@
 import LayerServer
 
 /// The sync service's own settings, read once from the environment.
-public struct SyncSettings: Sendable {
+public struct SyncSettings: ServiceSettings {
     /// The largest rich-content upload, in bytes.
     public var maxContentBytes: Int
     public var push: PushSettings

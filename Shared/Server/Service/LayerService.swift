@@ -42,14 +42,12 @@ extension LayerService {
 /// A service of the suite's catalogue: what is known of it before it is built (its name, port,
 /// schema and document), how it reads its own settings, and how it is built from them.
 public protocol ConfigurableService: LayerService {
-    associatedtype Settings: Sendable
+    associatedtype Settings: ServiceSettings
     static var name: String { get }
     /// The port of `layer-<name>` when it runs alone.
     static var defaultPort: Int { get }
     static var migrations: MigrationRunner { get }
     static var openAPI: String { get }
-    /// Reads this service's own settings (peer URLs included), collecting problems in `reader`.
-    static func readSettings(_ reader: inout SettingsReader) -> Settings
     init(settings: Settings, dependencies: ServiceDependencies) throws
 }
 
@@ -66,8 +64,14 @@ extension ConfigurableService {
 
     /// This service with the settings the environment of `reader` gives it.
     public static func configured(from reader: inout SettingsReader) -> ServicePlan {
-        configured(readSettings(&reader))
+        configured(Settings.read(&reader))
     }
+}
+
+/// A service's own settings (its peers' URLs included), read once from the environment.
+public protocol ServiceSettings: Sendable {
+    /// Reads them, collecting every missing or malformed setting in `reader`.
+    static func read(_ reader: inout SettingsReader) -> Self
 }
 
 /// A service with its settings, ready to be built by the host that serves it.
