@@ -3,6 +3,7 @@ import Foundation
 import LayerAuth
 import LayerModels
 import LayerServer
+import LayerSuite
 import LayerSync
 import Logging
 import NIOCore
@@ -47,16 +48,18 @@ struct Bench {
         server.port = 0
         server.database = database
         let postgres = database.makeClient(logger: logger)
-        let unlimited = RateLimiter.Limit(rate: 1e9, burst: 1e9)
-        let auth = AuthService.configured(
-            AuthSettings(
-                operatorToken: operatorToken, caSource: .database(secret: "bench"),
-                rateLimits: .init(nonces: unlimited, sessions: unlimited, certificates: unlimited)))
+        // The suite from its catalogue, as `layer dev` makes it, with rate limits out of the way.
+        var reader = SettingsReader([
+            "LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench", "LAYER_RATE_LIMIT_NONCES": "1e9",
+            "LAYER_RATE_LIMIT_SESSIONS": "1e9", "LAYER_RATE_LIMIT_CERTIFICATES": "1e9",
+        ])
+        let services = Suite.configured(from: &reader).filter { syncMode || $0.name == AuthService.name }
+        try reader.validate("layer-bench")
         // The services' own client, so that their calls to each other never queue behind the load.
         let internalHTTP = HTTPClient(eventLoopGroupProvider: .singleton)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = try buildApplication(
-            syncMode ? [auth, SyncService.configured(SyncSettings())] : [auth], settings: server, postgres: postgres,
+            services, settings: server, postgres: postgres,
             http: internalHTTP, onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
