@@ -29,11 +29,11 @@ public struct AuthService: ConfigurableService {
         let postgres = dependencies.postgres
         self.settings = settings
         self.server = server
-        let apps = AppRepository(client: postgres)
-        let certificateRepository = CertificateRepository(client: postgres)
+        let apps = AppRepository(postgres: postgres)
+        let certificateRepository = CertificateRepository(postgres: postgres)
         sessions = Sessions(
-            apps: apps, nonces: NonceRepository(client: postgres),
-            sessions: SessionRepository(client: postgres), certificates: certificateRepository,
+            apps: apps, nonces: NonceRepository(postgres: postgres),
+            sessions: SessionRepository(postgres: postgres), certificates: certificateRepository,
             verifier: IdentityTokenVerifier(apps: apps))
         switch settings.caSource {
         case .database(let secret):

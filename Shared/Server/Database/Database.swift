@@ -89,6 +89,22 @@ extension PostgresClient {
     }
 }
 
+/// A repository: the SQL of one aggregate of a service, over the pool.
+public protocol PostgresRepository: Sendable {
+    var postgres: PostgresClient { get }
+}
+
+extension PostgresRepository {
+    /// Runs `body` in a transaction (run again after a deadlock; see `PostgresClient.transaction`).
+    public func write<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await postgres.transaction(logger: logger, body)
+    }
+
+    public func read<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await postgres.withConnection { connection in try await body(connection) }
+    }
+}
+
 extension PSQLError {
     /// The SQLSTATE of a server error, such as `23505` for a unique violation.
     public var sqlState: String? { serverInfo?[.sqlState] }

@@ -22,8 +22,8 @@ struct KeyRecord: Sendable, Equatable {
 }
 
 /// Apps, their identity providers and keys, and their Server API tokens.
-struct AppRepository: AppTokenVerifier {
-    let client: PostgresClient
+struct AppRepository: PostgresRepository, AppTokenVerifier {
+    let postgres: PostgresClient
 
     func createApp(name: String, logger: Logger) async throws -> AppRecord {
         let app = try await firstApp(
@@ -57,7 +57,7 @@ struct AppRepository: AppTokenVerifier {
 
     /// The first app a query returns as `id, name, session_ttl_seconds, require_certified, created_at`.
     private func firstApp(_ query: PostgresQuery, logger: Logger) async throws -> AppRecord? {
-        for try await row in try await client.query(query, logger: logger).decode((UUID, String, Int, Bool, Date).self) {
+        for try await row in try await postgres.query(query, logger: logger).decode((UUID, String, Int, Bool, Date).self) {
             return AppRecord(id: row.0, name: row.1, sessionTTLSeconds: row.2, requireCertified: row.3, createdAt: row.4)
         }
         return nil
@@ -67,21 +67,21 @@ struct AppRepository: AppTokenVerifier {
 
     func createProvider(app: UUID, name: String?, logger: Logger) async throws -> UUID {
         let id = UUID()
-        try await client.query(
+        try await postgres.query(
             "INSERT INTO auth.providers (id, app_id, name) VALUES (\(id), \(app), \(name))", logger: logger)
         return id
     }
 
     /// The app a provider belongs to.
     func providerApp(_ provider: UUID, logger: Logger) async throws -> UUID? {
-        let rows = try await client.query("SELECT app_id FROM auth.providers WHERE id = \(provider)", logger: logger)
+        let rows = try await postgres.query("SELECT app_id FROM auth.providers WHERE id = \(provider)", logger: logger)
         for try await app in rows.decode(UUID.self) { return app }
         return nil
     }
 
     func createKey(app: UUID, provider: UUID, publicKeyPEM: String, logger: Logger) async throws -> KeyRecord {
         let id = UUID()
-        try await client.query(
+        try await postgres.query(
             """
             INSERT INTO auth.keys (id, app_id, provider_id, public_key_pem)
             VALUES (\(id), \(app), \(provider), \(publicKeyPEM))
@@ -104,7 +104,7 @@ struct AppRepository: AppTokenVerifier {
     }
 
     private func key(_ id: UUID, app: UUID?, logger: Logger) async throws -> KeyRecord? {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             """
             SELECT k.id, k.provider_id, k.public_key_pem, k.enabled, k.deleted_at IS NOT NULL,
                    a.id, a.name, a.session_ttl_seconds, a.require_certified, a.created_at
@@ -123,7 +123,7 @@ struct AppRepository: AppTokenVerifier {
     func setKeyEnabled(
         _ id: UUID, app: UUID, provider: UUID, enabled: Bool, logger: Logger
     ) async throws -> KeyRecord? {
-        try await client.query(
+        try await postgres.query(
             """
             UPDATE auth.keys SET enabled = \(enabled)
             WHERE id = \(id) AND app_id = \(app) AND provider_id = \(provider) AND deleted_at IS NULL
@@ -136,7 +136,7 @@ struct AppRepository: AppTokenVerifier {
 
     /// Marks a key deleted; the row stays so that tokens naming it fail with `eit_key_deleted`.
     func deleteKey(_ id: UUID, app: UUID, provider: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             """
             UPDATE auth.keys SET deleted_at = now(), enabled = false
             WHERE id = \(id) AND app_id = \(app) AND provider_id = \(provider) AND deleted_at IS NULL
@@ -151,14 +151,14 @@ struct AppRepository: AppTokenVerifier {
     func createToken(app: UUID, logger: Logger) async throws -> (id: UUID, token: String) {
         let id = UUID()
         let token = Secrets.randomToken()
-        try await client.query(
+        try await postgres.query(
             "INSERT INTO auth.app_tokens (id, app_id, token_hash) VALUES (\(id), \(app), \(Data(Secrets.hash(token))))",
             logger: logger)
         return (id, token)
     }
 
     func revokeToken(_ id: UUID, app: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             """
             UPDATE auth.app_tokens SET revoked_at = now()
             WHERE id = \(id) AND app_id = \(app) AND revoked_at IS NULL RETURNING id
@@ -169,7 +169,7 @@ struct AppRepository: AppTokenVerifier {
 
     /// True when `token` is a live Server API token of `app`.
     func isValidToken(_ token: String, app: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             """
             SELECT 1 FROM auth.app_tokens
             WHERE token_hash = \(Data(Secrets.hash(token))) AND app_id = \(app) AND revoked_at IS NULL

@@ -14,19 +14,19 @@ struct IssuedCertificate: Sendable {
 }
 
 /// The device CA (its key sealed) and the certificates it issued, found by thumbprint.
-struct CertificateRepository: Sendable {
-    let client: PostgresClient
+struct CertificateRepository: PostgresRepository {
+    let postgres: PostgresClient
 
     /// The stored CA, if one was made before.
     func storedCA(logger: Logger) async throws -> (certificatePEM: String, sealedKey: Data)? {
-        let rows = try await client.query("SELECT certificate_pem, sealed_key FROM auth.device_ca WHERE id = 1", logger: logger)
+        let rows = try await postgres.query("SELECT certificate_pem, sealed_key FROM auth.device_ca WHERE id = 1", logger: logger)
         for try await row in rows.decode((String, Data).self) { return (row.0, row.1) }
         return nil
     }
 
     /// Stores a new CA unless another replica stored one first; either way returns the one kept.
     func storeCA(certificatePEM: String, sealedKey: Data, logger: Logger) async throws -> (certificatePEM: String, sealedKey: Data) {
-        try await client.query(
+        try await postgres.query(
             """
             INSERT INTO auth.device_ca (id, certificate_pem, sealed_key) VALUES (1, \(certificatePEM), \(sealedKey))
             ON CONFLICT (id) DO NOTHING
@@ -38,7 +38,7 @@ struct CertificateRepository: Sendable {
     }
 
     func insert(_ certificate: IssuedCertificate, logger: Logger) async throws {
-        try await client.query(
+        try await postgres.query(
             """
             INSERT INTO auth.certificates (id, serial, thumbprint, device_id, user_agent, certificate_pem, expires_at)
             VALUES (\(certificate.id), \(certificate.serial), \(certificate.thumbprint), \(certificate.deviceID),
@@ -54,7 +54,7 @@ struct CertificateRepository: Sendable {
 
     /// The status of a certificate this CA issued; nil for one it did not.
     func status(thumbprint: String, logger: Logger) async throws -> Status? {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             "SELECT revoked_at IS NOT NULL, expires_at FROM auth.certificates WHERE thumbprint = \(thumbprint)",
             logger: logger)
         for try await (revoked, expiresAt) in rows.decode((Bool, Date).self) {
@@ -65,7 +65,7 @@ struct CertificateRepository: Sendable {
     }
 
     func revoke(_ id: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             "UPDATE auth.certificates SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id",
             logger: logger)
         for try await _ in rows { return true }

@@ -23,11 +23,11 @@ struct SessionRecord: Sendable {
 
 /// Users as the auth service knows them (identity claims and suspension) and their sessions.
 /// Sessions are found by the SHA-256 of their token; the token itself is never stored.
-struct SessionRepository: Sendable {
-    let client: PostgresClient
+struct SessionRepository: PostgresRepository {
+    let postgres: PostgresClient
 
     func user(app: UUID, userID: String, logger: Logger) async throws -> UserRecord? {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             """
             SELECT user_id, display_name, avatar_url, first_name, last_name, suspended
             FROM auth.users WHERE app_id = \(app) AND user_id = \(userID)
@@ -61,7 +61,7 @@ struct SessionRepository: Sendable {
     ) async throws -> OpenOutcome {
         let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
         let renewingHash = renewing.map { Data(Secrets.hash($0)) }
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             """
             WITH blocked AS (
                 SELECT 1 FROM auth.users WHERE app_id = \(app) AND user_id = \(identity.userID) AND suspended
@@ -111,7 +111,7 @@ struct SessionRepository: Sendable {
     }
 
     func session(token: String, logger: Logger) async throws -> SessionRecord? {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             """
             SELECT s.app_id, s.user_id, u.display_name, u.avatar_url, u.first_name, u.last_name,
                    s.expires_at, s.challenged_at IS NOT NULL, u.suspended, s.certificate_thumbprint,
@@ -135,7 +135,7 @@ struct SessionRepository: Sendable {
 
     /// Ends one session (logout). False when there was none.
     func deleteSession(token: String, logger: Logger) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             "DELETE FROM auth.sessions WHERE token_hash = \(Data(Secrets.hash(token))) RETURNING id", logger: logger)
         for try await _ in rows { return true }
         return false
@@ -144,7 +144,7 @@ struct SessionRepository: Sendable {
     /// Ends every session of a user; returns how many there were.
     @discardableResult
     func deleteSessions(app: UUID, userID: String, logger: Logger) async throws -> Int {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             "DELETE FROM auth.sessions WHERE app_id = \(app) AND user_id = \(userID) RETURNING id", logger: logger)
         var count = 0
         for try await _ in rows { count += 1 }
@@ -153,7 +153,7 @@ struct SessionRepository: Sendable {
 
     /// Challenges every live session of a user: each answers 401 with a new nonce until renewed.
     func challengeSessions(app: UUID, userID: String, logger: Logger) async throws -> Int {
-        let rows = try await client.query(
+        let rows = try await postgres.query(
             """
             UPDATE auth.sessions SET challenged_at = now()
             WHERE app_id = \(app) AND user_id = \(userID) AND challenged_at IS NULL RETURNING id
@@ -167,7 +167,7 @@ struct SessionRepository: Sendable {
     /// `user_suspended` and no new ones open; reinstating clears them, so the user signs in again.
     /// False if there is no such user.
     func setSuspended(app: UUID, userID: String, suspended: Bool, logger: Logger) async throws -> Bool {
-        try await client.transaction(logger: logger) { connection in
+        try await postgres.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 UPDATE auth.users SET suspended = \(suspended), updated_at = now()
@@ -184,6 +184,6 @@ struct SessionRepository: Sendable {
     }
 
     func deleteExpired(logger: Logger) async throws {
-        try await client.query("DELETE FROM auth.sessions WHERE expires_at <= now()", logger: logger)
+        try await postgres.query("DELETE FROM auth.sessions WHERE expires_at <= now()", logger: logger)
     }
 }

@@ -21,22 +21,6 @@ struct SyncRepositories: PostgresRepository {
     var requestTags: RequestTagRepository { RequestTagRepository(postgres: postgres) }
 }
 
-/// A repository of the sync schema over the pool.
-protocol PostgresRepository: Sendable {
-    var postgres: PostgresClient { get }
-}
-
-extension PostgresRepository {
-    /// Runs `body` in a transaction (run again after a deadlock; see `PostgresClient.transaction`).
-    func write<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await postgres.transaction(logger: logger, body)
-    }
-
-    func read<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await postgres.withConnection { connection in try await body(connection) }
-    }
-}
-
 /// The operations of the changelog.
 enum ChangeType: String, Sendable, CaseIterable {
     case newMessage = "new_message"
