@@ -117,7 +117,8 @@ func idleMemory(of service: String, database: DatabaseSettings, authURL: String,
     let anonymous = smaps.split(separator: "\n").filter { $0.hasPrefix("Anonymous:") }
         .compactMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }.reduce(0, +)
     print(
-        "idle \(service) after 5 s: resident \(rss.replacingOccurrences(of: "VmRSS:", with: "").trimmingCharacters(in: .whitespaces)), of which anonymous \(anonymous) kB")
+        "idle \(service) after 5 s: resident \(rss.replacingOccurrences(of: "VmRSS:", with: "").trimmingCharacters(in: .whitespaces)), of which anonymous \(anonymous) kB"
+    )
     kill(pid, SIGTERM)
     _ = Subprocess.exitStatus(of: pid, block: true)
 }
@@ -291,7 +292,8 @@ struct Runner {
     }
 
     func report(_ what: String, _ count: Int, _ seconds: Double, cpu: CPUTime.Split? = nil) {
-        var line = "\(what): \(count) in \(String(format: "%.2f", seconds)) s = \(String(format: "%.0f", Double(count) / seconds))/s"
+        var line =
+            "\(what): \(count) in \(String(format: "%.2f", seconds)) s = \(String(format: "%.0f", Double(count) / seconds))/s"
         if let cpu {
             line += String(
                 format: " (CPU per request: this process %.0f µs, PostgreSQL %.0f µs)",
@@ -302,7 +304,10 @@ struct Runner {
 
     // MARK: HTTP
 
-    struct Answer { var status: UInt; var json: JSONValue? }
+    struct Answer {
+        var status: UInt
+        var json: JSONValue?
+    }
 
     func call(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, bearer: String? = nil, session: String? = nil
@@ -322,14 +327,17 @@ struct Runner {
     }
 
     func registerApp() async throws -> (String, IdentityTokenSigner) {
-        let app = try await call(.POST, "/admin/apps", json: ["name": "bench"], bearer: operatorToken).json?["id"]?.stringValue ?? ""
+        let app =
+            try await call(.POST, "/admin/apps", json: ["name": "bench"], bearer: operatorToken).json?["id"]?.stringValue ?? ""
         let appPath = "/admin/apps/\(app.split(separator: "/").last!)"
-        let provider = try await call(.POST, appPath + "/providers", json: [:], bearer: operatorToken).json?["id"]?.stringValue ?? ""
+        let provider =
+            try await call(.POST, appPath + "/providers", json: [:], bearer: operatorToken).json?["id"]?.stringValue ?? ""
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let kid = try await call(
-            .POST, appPath + "/providers/\(provider.split(separator: "/").last!)/keys",
-            json: ["public_key": .string(key.publicKey.pemRepresentation)], bearer: operatorToken
-        ).json?["id"]?.stringValue ?? ""
+        let kid =
+            try await call(
+                .POST, appPath + "/providers/\(provider.split(separator: "/").last!)/keys",
+                json: ["public_key": .string(key.publicKey.pemRepresentation)], bearer: operatorToken
+            ).json?["id"]?.stringValue ?? ""
         return (app, IdentityTokenSigner(privateKey: key, keyID: kid, providerID: provider))
     }
 

@@ -108,7 +108,8 @@ struct DemoBootstrap: Service {
         let provider = try await client.createProvider(app: app)
         let key = try await client.registerKey(app: app, provider: provider, publicKeyPEM: privateKey.publicKey.pemRepresentation)
         let info = DevInfo(
-            baseURL: baseURL, operatorToken: operatorToken, internalToken: internalToken, appID: app, providerID: provider, keyID: key,
+            baseURL: baseURL, operatorToken: operatorToken, internalToken: internalToken, appID: app, providerID: provider,
+            keyID: key,
             privateKeyPath: keyPath.path)
         try info.save(in: directory)
         return info

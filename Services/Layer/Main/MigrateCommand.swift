@@ -22,7 +22,9 @@ struct MigrateCommand: AsyncParsableCommand {
             group.addTask { await postgres.run() }
             for service in Suite.services {
                 let applied = try await service.migrations.run(on: postgres, logger: logger)
-                print("\(service.name): \(applied.isEmpty ? "up to date" : "applied \(applied.map(String.init).joined(separator: ", "))")")
+                print(
+                    "\(service.name): \(applied.isEmpty ? "up to date" : "applied \(applied.map(String.init).joined(separator: ", "))")"
+                )
             }
             group.cancelAll()
         }

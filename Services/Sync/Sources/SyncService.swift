@@ -31,16 +31,17 @@ public struct SyncService: ConfigurableService {
         let server = dependencies.server
         let postgres = dependencies.postgres
         self.settings = settings
-        let store = SyncRepositories(postgres: postgres)
+        let repositories = SyncRepositories(postgres: postgres)
         context = Messaging(
-            store: store, links: ContentLinks(secret: server.internalToken), identities: IdentityRecorder(store: store),
+            repositories: repositories, links: ContentLinks(secret: server.internalToken),
+            identities: IdentityRecorder(repositories: repositories),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
             http: dependencies.http)
         sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: true)
         push = Push(
-            settings: settings.push, store: store, postgres: postgres, links: context.links,
+            settings: settings.push, repositories: repositories, postgres: postgres, links: context.links,
             introspector: sessionAuthenticator.sessionIntrospector)
         internalToken = server.internalToken
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
@@ -76,16 +77,18 @@ public struct SyncService: ConfigurableService {
 
     /// This replica must be on record before its first device is.
     public func prepare(logger: Logger) async throws {
-        try await push.store.devices.registerReplica(push.hub.replicaID, logger: logger)
+        try await push.repositories.devices.registerReplica(push.hub.replicaID, logger: logger)
     }
 
     public var readiness: [String: OperationalRoutes.Check] {
         let auth = self.auth
-        return ["auth": {
-            let answer = try? await auth.post(
-                InternalAPI.appTokensPath, body: InternalAPI.AppTokenRequest(appID: UUID(), token: "readiness-probe"),
-                as: InternalAPI.AppTokenResponse.self, idempotent: false, logger: Logger(label: "sync.readiness"))
-            return answer != nil
-        }]
+        return [
+            "auth": {
+                let answer = try? await auth.post(
+                    InternalAPI.appTokensPath, body: InternalAPI.AppTokenRequest(appID: UUID(), token: "readiness-probe"),
+                    as: InternalAPI.AppTokenResponse.self, idempotent: false, logger: Logger(label: "sync.readiness"))
+                return answer != nil
+            }
+        ]
     }
 }

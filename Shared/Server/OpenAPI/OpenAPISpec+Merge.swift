@@ -111,7 +111,9 @@ extension OpenAPISpec {
         for (groupKey, group) in shared ?? [:] {
             guard let name = groupKey.string, var entries = own.value(name)?.mapping else { continue }
             for (entryKey, entry) in group.mapping ?? [:] {
-                guard let entryName = entryKey.string, let current = entries.value(entryName), same(current, entry) else { continue }
+                guard let entryName = entryKey.string, let current = entries.value(entryName), same(current, entry) else {
+                    continue
+                }
                 entries.remove(entryName)
             }
             if entries.isEmpty { own.remove(name) } else { own.set(name, .mapping(entries)) }
@@ -128,9 +130,10 @@ extension OpenAPISpec {
         case (.sequence(let x), .sequence(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
         case (.mapping(let x), .mapping(let y)):
-            return x.count == y.count && x.allSatisfy { pair in
-                y.value(pair.key.string ?? "").map { same(pair.value, $0) } ?? false
-            }
+            return x.count == y.count
+                && x.allSatisfy { pair in
+                    y.value(pair.key.string ?? "").map { same(pair.value, $0) } ?? false
+                }
         default:
             return false
         }

@@ -26,7 +26,8 @@ public struct OperationalRoutes: Sendable {
 
     public func addRoutes(to router: Router<LayerRequestContext>) {
         router.get("/") { request, _ in
-            var response = Response(status: .ok, headers: [.contentType: MediaType.json], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+            var response = Response(
+                status: .ok, headers: [.contentType: MediaType.json], body: .init(byteBuffer: ByteBuffer(string: "{}")))
             let base = request.baseURL
             response.headers[.link] = links.map { "<\(base)\($0.path)>; rel=\($0.rel)" }.joined(separator: ", ")
             return response
@@ -42,7 +43,9 @@ public struct OperationalRoutes: Sendable {
                 checks[name] = await check() ? "ok" : "unavailable"
             }
             let ready = checks.values.allSatisfy { $0 == "ok" }
-            var response = Self.json(["status": ready ? "ok" : "unavailable", "checks": .object(checks.mapValues { .string($0) })])
+            var response = Self.json([
+                "status": ready ? "ok" : "unavailable", "checks": .object(checks.mapValues { .string($0) }),
+            ])
             response.status = ready ? .ok : .serviceUnavailable
             return response
         }

@@ -25,7 +25,9 @@ struct CertificateRepository: PostgresRepository {
     }
 
     /// Stores a new CA unless another replica stored one first; either way returns the one kept.
-    func storeCA(certificatePEM: String, sealedKey: Data, logger: Logger) async throws -> (certificatePEM: String, sealedKey: Data) {
+    func storeCA(certificatePEM: String, sealedKey: Data, logger: Logger) async throws -> (
+        certificatePEM: String, sealedKey: Data
+    ) {
         try await postgres.query(
             """
             INSERT INTO auth.device_ca (id, certificate_pem, sealed_key) VALUES (1, \(certificatePEM), \(sealedKey))

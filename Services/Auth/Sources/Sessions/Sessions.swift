@@ -73,8 +73,12 @@ struct Sessions: Sendable {
         guard let thumbprint else { return nil }
         switch try await certificates.status(thumbprint: thumbprint, logger: logger) {
         case .valid: return thumbprint
-        case .revoked: throw APIError(.accessDenied, "The client certificate was revoked; certify again.", data: ["reason": "certificate_revoked"])
-        case .expired: throw APIError(.accessDenied, "The client certificate has expired; certify again.", data: ["reason": "certificate_expired"])
+        case .revoked:
+            throw APIError(
+                .accessDenied, "The client certificate was revoked; certify again.", data: ["reason": "certificate_revoked"])
+        case .expired:
+            throw APIError(
+                .accessDenied, "The client certificate has expired; certify again.", data: ["reason": "certificate_expired"])
         case nil: return nil
         }
     }

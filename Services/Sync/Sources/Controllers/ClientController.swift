@@ -50,7 +50,7 @@ struct ClientController: Sendable {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
         let operations = try await request.decodeLayerPatch()
-        try await service.store.conversations.patchConversation(
+        try await service.repositories.conversations.patchConversation(
             app: app, caller: .user(user), id: id, operations: operations, logger: context.logger)
         return Response(status: .noContent)
     }
@@ -60,7 +60,7 @@ struct ClientController: Sendable {
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
         let mode = try request.deletionMode()
         let leave = try request.booleanQuery("leave")
-        try await service.store.conversations.deleteConversation(
+        try await service.repositories.conversations.deleteConversation(
             app: app, caller: .user(user), id: id, mode: mode, leave: leave, logger: context.logger)
         return Response(status: .noContent)
     }
@@ -102,7 +102,7 @@ struct ClientController: Sendable {
     @Sendable func deleteMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        try await service.store.messages.deleteMessage(
+        try await service.repositories.messages.deleteMessage(
             app: app, caller: .user(user), id: id, mode: try request.deletionMode(), logger: context.logger)
         return Response(status: .noContent)
     }

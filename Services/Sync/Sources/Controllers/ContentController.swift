@@ -36,7 +36,7 @@ struct ContentController: Sendable {
         try PartRules.validateMIMEType(contentType, property: HTTPField.Name.uploadContentType.rawName)
         let declared = try declaredLength(request)
         if let origin = request.headers[.uploadOrigin] { try validateOrigin(origin) }
-        let record = try await service.store.content.createContent(
+        let record = try await service.repositories.content.createContent(
             app: app, owner: user, contentType: contentType, declaredSize: declared, logger: context.logger)
         let urls = service.urls(request)
         let object = ContentObject(
@@ -51,7 +51,7 @@ struct ContentController: Sendable {
     @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("content", as: .content).uuid
-        let record = try await service.store.content.visibleContent(app: app, id: id, viewer: user, logger: context.logger)
+        let record = try await service.repositories.content.visibleContent(app: app, id: id, viewer: user, logger: context.logger)
         return try Response.json(downloadable(record, request: request))
     }
 
@@ -59,7 +59,7 @@ struct ContentController: Sendable {
 
     @Sendable func upload(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let id = try signedContentID(.upload, request: request, context: context)
-        guard let record = try await service.store.content.content(id: id, logger: context.logger) else {
+        guard let record = try await service.repositories.content.content(id: id, logger: context.logger) else {
             throw APIError.notFound("The content")
         }
         guard !record.isUploaded else {
@@ -69,22 +69,23 @@ struct ContentController: Sendable {
         if let text = request.headers[.contentLength], let announced = Int64(text), announced != record.declaredSize {
             throw ContentRepository.lengthMismatch(declared: record.declaredSize, received: announced)
         }
-        let stored = try await service.store.content.storeUpload(content: id, body: request.body, logger: context.logger)
+        let stored = try await service.repositories.content.storeUpload(content: id, body: request.body, logger: context.logger)
         return try Response.json(downloadable(stored, request: request))
     }
 
     @Sendable func download(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let id = try signedContentID(.download, request: request, context: context)
-        guard let record = try await service.store.content.content(id: id, logger: context.logger), record.isUploaded,
+        guard let record = try await service.repositories.content.content(id: id, logger: context.logger), record.isUploaded,
             let size = record.size
         else { throw APIError.notFound("The content") }
-        let store = service.store
+        let repositories = service.repositories
         let logger = context.logger
         let body = ResponseBody(contentLength: Int(size)) { writer in
             var written: Int64 = 0
             var ordinal: Int32 = 0
             while written < size {
-                guard let chunk = try await store.content.contentChunk(content: id, ordinal: ordinal, logger: logger) else {
+                guard let chunk = try await repositories.content.contentChunk(content: id, ordinal: ordinal, logger: logger)
+                else {
                     // Headers are gone already: all that is left is to cut the response short.
                     logger.error("Stored content is missing a chunk", metadata: ["content": "\(id)", "ordinal": "\(ordinal)"])
                     throw APIError(.internalServerError, "Stored content is incomplete.")

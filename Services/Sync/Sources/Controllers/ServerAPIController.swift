@@ -61,7 +61,7 @@ struct ServerAPIController: Sendable {
     func existingUser(_ context: LayerRequestContext) async throws -> (app: UUID, user: String) {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
-        try await service.store.identities.requireUser(app: app, user: user, logger: context.logger)
+        try await service.repositories.identities.requireUser(app: app, user: user, logger: context.logger)
         return (app, user)
     }
 

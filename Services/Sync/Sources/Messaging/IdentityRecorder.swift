@@ -9,18 +9,18 @@ import Synchronization
 /// come with every introspection answer; they are written when they differ from what this
 /// process last wrote, so a busy user costs no writes.
 final class IdentityRecorder: Sendable {
-    let store: SyncRepositories
+    let repositories: SyncRepositories
     private let written = Mutex<[String: InternalAPI.Identity]>([:])
 
-    init(store: SyncRepositories) {
-        self.store = store
+    init(repositories: SyncRepositories) {
+        self.repositories = repositories
     }
 
     func record(_ session: AuthenticatedSession, logger: Logger) async throws {
         let claims = session.identity ?? InternalAPI.Identity(userID: session.userID)
         let key = "\(session.appID.lowercased) \(session.userID)"
         if written.withLock({ $0[key] }) == claims { return }
-        try await store.identities.recordClaims(claims, app: session.appID, user: session.userID, logger: logger)
+        try await repositories.identities.recordClaims(claims, app: session.appID, user: session.userID, logger: logger)
         written.withLock { entries in
             if entries.count > 100_000 { entries.removeAll() }
             entries[key] = claims

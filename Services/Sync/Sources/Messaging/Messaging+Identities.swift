@@ -7,11 +7,13 @@ import Logging
 extension Messaging {
     /// `user`'s identity. With a `viewer`, only if the two share a conversation (404 otherwise).
     func identity(app: UUID, user: String, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> IdentityObject {
-        try await store.read(logger: logger) { connection in
-            if let viewer, try await !store.identities.sharesConversation(app: app, viewer: viewer, user: user, connection, logger) {
+        try await repositories.read(logger: logger) { connection in
+            if let viewer,
+                try await !repositories.identities.sharesConversation(app: app, viewer: viewer, user: user, connection, logger)
+            {
                 throw APIError.notFound("The identity")
             }
-            guard let record = try await store.identities.identity(app: app, user: user, connection, logger) else {
+            guard let record = try await repositories.identities.identity(app: app, user: user, connection, logger) else {
                 throw APIError.notFound(viewer == nil ? "The user '\(user)'" : "The identity")
             }
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
@@ -22,8 +24,8 @@ extension Messaging {
 
     /// The users `owner` blocked.
     func blockedIdentities(app: UUID, owner: String, urls: URLBuilder, logger: Logger) async throws -> [BasicIdentityObject] {
-        let blocked = try await store.blocks.blockedUsers(app: app, owner: owner, logger: logger)
-        return try await store.read(logger: logger) { connection in
+        let blocked = try await repositories.blocks.blockedUsers(app: app, owner: owner, logger: logger)
+        return try await repositories.read(logger: logger) { connection in
             var presenter = presenter(app: app, viewer: nil, urls: urls, connection, logger)
             try await presenter.loadIdentities(blocked)
             return blocked.map { presenter.basicIdentity($0) }
@@ -32,17 +34,19 @@ extension Messaging {
 
     /// An announcement as its recipient `viewer` sees it (nil: as the app does).
     func announcement(app: UUID, id: UUID, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> AnnouncementObject {
-        try await store.read(logger: logger) { connection in
-            let view = try await store.announcements.announcement(app: app, id: id, viewer: viewer, connection, logger)
+        try await repositories.read(logger: logger) { connection in
+            let view = try await repositories.announcements.announcement(app: app, id: id, viewer: viewer, connection, logger)
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
             return try await presenter.announcements([view])[0]
         }
     }
 
     /// A page of the announcements sent to `user`.
-    func announcements(app: UUID, user: String, paging: Paging, urls: URLBuilder, logger: Logger) async throws -> Page<AnnouncementObject> {
-        try await store.read(logger: logger) { connection in
-            let (views, total) = try await store.announcements.announcements(
+    func announcements(app: UUID, user: String, paging: Paging, urls: URLBuilder, logger: Logger) async throws -> Page<
+        AnnouncementObject
+    > {
+        try await repositories.read(logger: logger) { connection in
+            let (views, total) = try await repositories.announcements.announcements(
                 app: app, user: user, fromID: paging.fromID, pageSize: paging.pageSize, connection, logger)
             var presenter = presenter(app: app, viewer: user, urls: urls, connection, logger)
             return Page(items: try await presenter.announcements(views), total: total)

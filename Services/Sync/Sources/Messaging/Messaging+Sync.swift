@@ -46,15 +46,16 @@ extension Messaging {
         after anchor: SyncAnchor, limit: Int, policy: ChangelogRepository.SyncPolicy, partialCount: Int, app: UUID,
         user: String, urls: URLBuilder, logger: Logger
     ) async throws -> SyncAnswer {
-        try await store.read(logger: logger) { connection in
+        try await repositories.read(logger: logger) { connection in
             var presenter = presenter(app: app, viewer: user, urls: urls, connection, logger)
-            let last = try await store.changelog.lastSeq(app: app, user: user, connection, logger)
+            let last = try await repositories.changelog.lastSeq(app: app, user: user, connection, logger)
             switch anchor {
             case .seq(let seq) where seq > 0:
                 guard seq <= last else {
                     throw APIError.invalid("anchor", "The anchor \(seq) is ahead of this user's changelog (at \(last)).")
                 }
-                let (changes, more) = try await store.changelog.changes(after: seq, limit: limit, presenter: &presenter, logger)
+                let (changes, more) = try await repositories.changelog.changes(
+                    after: seq, limit: limit, presenter: &presenter, logger)
                 return SyncAnswer(anchor: .number(Double(changes.last?.seq ?? seq)), more: more, operations: changes)
             case .seq:
                 return try await snapshot(cursor: nil, seq: last, policy, partialCount, limit, &presenter, logger)
@@ -66,10 +67,11 @@ extension Messaging {
     }
 
     private func snapshot(
-        cursor: ChangelogRepository.SnapshotCursor?, seq: Int64, _ policy: ChangelogRepository.SyncPolicy, _ partialCount: Int, _ limit: Int,
+        cursor: ChangelogRepository.SnapshotCursor?, seq: Int64, _ policy: ChangelogRepository.SyncPolicy, _ partialCount: Int,
+        _ limit: Int,
         _ presenter: inout Presenter, _ logger: Logger
     ) async throws -> SyncAnswer {
-        let (operations, next) = try await store.changelog.snapshot(
+        let (operations, next) = try await repositories.changelog.snapshot(
             cursor: cursor, seq: seq, policy: policy, partialCount: partialCount, limit: limit, presenter: &presenter, logger)
         return SyncAnswer(
             anchor: next.map { .string($0.text) } ?? .number(Double(seq)), more: next != nil, operations: operations)
@@ -83,13 +85,14 @@ extension Messaging {
                 resolved.append(operation)
                 continue
             }
-            message.parts = try await store.content.resolveContent(app: app, owner: user, parts: message.parts, logger: logger)
+            message.parts = try await repositories.content.resolveContent(
+                app: app, owner: user, parts: message.parts, logger: logger)
             resolved.append(ClientOperation(index: operation.index, kind: .newMessage(message)))
         }
-        try await store.write(logger: logger) { connection in
+        try await repositories.write(logger: logger) { connection in
             for operation in resolved {
                 do {
-                    try await store.messages.apply(operation, app: app, user: user, connection, logger)
+                    try await repositories.messages.apply(operation, app: app, user: user, connection, logger)
                 } catch let error as APIError {
                     throw error.about(operation: operation.index)
                 }

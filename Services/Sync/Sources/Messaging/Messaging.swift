@@ -9,7 +9,7 @@ import PostgresNIO
 /// Client API, the Server API (as the app or as one of its users) and WebSocket requests all call
 /// these, with plain values in and the API's objects out; each transport encodes them its way.
 struct Messaging: Sendable {
-    let store: SyncRepositories
+    let repositories: SyncRepositories
     let links: ContentLinks
     let identities: IdentityRecorder
     let publicBaseURL: String?
@@ -42,8 +42,8 @@ struct Messaging: Sendable {
 
     /// A conversation as `viewer` sees it (nil: the system view); 404 if they may not.
     func conversation(app: UUID, id: UUID, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> ConversationObject {
-        try await store.read(logger: logger) { connection in
-            let (record, _) = try await store.conversations.access(
+        try await repositories.read(logger: logger) { connection in
+            let (record, _) = try await repositories.conversations.access(
                 app: app, conversation: id, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection, logger)
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
             return try await presenter.conversations([record])[0]
@@ -51,8 +51,8 @@ struct Messaging: Sendable {
     }
 
     func message(app: UUID, id: UUID, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> MessageObject {
-        try await store.read(logger: logger) { connection in
-            let (record, _) = try await store.messages.visibleMessage(
+        try await repositories.read(logger: logger) { connection in
+            let (record, _) = try await repositories.messages.visibleMessage(
                 app: app, id: id, caller: viewer.map(Caller.user) ?? .app, connection, logger)
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
             return try await presenter.messages([record])[0]
@@ -99,7 +99,7 @@ struct Messaging: Sendable {
             id: LayerID.clientChosen(body.id, as: .conversations),
             participants: (body.participants ?? []).enumerated().map { try userID(named: $1, property: "participants.\($0)") },
             distinct: body.distinct ?? true, metadata: body.metadata)
-        let outcome = try await store.conversations.createConversation(app: app, caller: .user(user), new, logger: logger)
+        let outcome = try await repositories.conversations.createConversation(app: app, caller: .user(user), new, logger: logger)
         return try await created(outcome, app: app, viewer: user, urls: urls, logger: logger)
     }
 
@@ -113,8 +113,8 @@ struct Messaging: Sendable {
         if let notification = body.notification, notification != .null {
             guard case .object = notification else { throw APIError.invalid("notification", "notification is an object.") }
         }
-        parts = try await store.content.resolveContent(app: app, owner: sender.userID, parts: parts, logger: logger)
-        let outcome = try await store.messages.send(
+        parts = try await repositories.content.resolveContent(app: app, owner: sender.userID, parts: parts, logger: logger)
+        let outcome = try await repositories.messages.send(
             app: app, conversation: conversation, sender: sender, id: id, parts: parts,
             notification: body.notification == .null ? nil : body.notification, logger: logger)
         switch outcome {
@@ -133,8 +133,8 @@ struct Messaging: Sendable {
 extension Messaging {
     /// Fails with 422 naming `property` unless `user` is a current participant of `conversation`.
     func requireParticipant(_ user: String, of conversation: UUID, app: UUID, property: String, logger: Logger) async throws {
-        let members = try await store.read(logger: logger) { connection in
-            try await store.conversations.access(
+        let members = try await repositories.read(logger: logger) { connection in
+            try await repositories.conversations.access(
                 app: app, conversation: conversation, caller: .app, forWriting: false, connection, logger
             ).1
         }
@@ -145,11 +145,11 @@ extension Messaging {
 
     /// Deletes a message of `conversation` for every participant; 404 if it is not one of its messages.
     func deleteMessage(app: UUID, conversation: UUID, id: UUID, logger: Logger) async throws {
-        let record = try await store.read(logger: logger) { connection in
-            try await store.messages.visibleMessage(app: app, id: id, caller: .app, connection, logger).0
+        let record = try await repositories.read(logger: logger) { connection in
+            try await repositories.messages.visibleMessage(app: app, id: id, caller: .app, connection, logger).0
         }
         guard record.conversationID == conversation else { throw APIError.notFound("The message") }
-        try await store.messages.deleteMessage(app: app, caller: .app, id: id, mode: .allParticipants, logger: logger)
+        try await repositories.messages.deleteMessage(app: app, caller: .app, id: id, mode: .allParticipants, logger: logger)
     }
 }
 
@@ -160,8 +160,8 @@ extension Messaging {
     func conversations(
         app: UUID, user: String, order: ConversationRepository.ConversationOrder, paging: Paging, urls: URLBuilder, logger: Logger
     ) async throws -> Page<ConversationObject> {
-        try await store.read(logger: logger) { connection in
-            let (records, total) = try await store.conversations.conversations(
+        try await repositories.read(logger: logger) { connection in
+            let (records, total) = try await repositories.conversations.conversations(
                 app: app, user: user, order: order, fromID: paging.fromID, pageSize: paging.pageSize, connection, logger)
             var presenter = presenter(app: app, viewer: user, urls: urls, connection, logger)
             return Page(items: try await presenter.conversations(records), total: total)
@@ -172,11 +172,11 @@ extension Messaging {
     func messages(
         app: UUID, conversation: UUID, viewer: String?, paging: Paging, urls: URLBuilder, logger: Logger
     ) async throws -> Page<MessageObject> {
-        try await store.read(logger: logger) { connection in
-            _ = try await store.conversations.access(
+        try await repositories.read(logger: logger) { connection in
+            _ = try await repositories.conversations.access(
                 app: app, conversation: conversation, caller: viewer.map(Caller.user) ?? .app, forWriting: false, connection,
                 logger)
-            let (records, total) = try await store.messages.messages(
+            let (records, total) = try await repositories.messages.messages(
                 app: app, conversation: conversation, viewer: viewer, fromID: paging.fromID, pageSize: paging.pageSize,
                 connection, logger)
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
@@ -189,12 +189,13 @@ extension Messaging {
         if let position, position < 0 {
             throw APIError.invalid("position", "position is a message position, 0 or more.")
         }
-        try await store.messages.markAllRead(app: app, user: user, conversation: conversation, position: position, logger: logger)
+        try await repositories.messages.markAllRead(
+            app: app, user: user, conversation: conversation, position: position, logger: logger)
     }
 
     func addReceipt(app: UUID, user: String, message: UUID, status: ReceiptStatus, logger: Logger) async throws {
-        try await store.write(logger: logger) { connection in
-            try await store.messages.addReceipt(app: app, user: user, message: message, status: status, connection, logger)
+        try await repositories.write(logger: logger) { connection in
+            try await repositories.messages.addReceipt(app: app, user: user, message: message, status: status, connection, logger)
         }
     }
 }

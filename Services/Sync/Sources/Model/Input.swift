@@ -69,7 +69,9 @@ enum PartRules {
         let stored = try parts.enumerated().map { index, part in
             let field = "\(property).\(index)"
             let id = try partID(part.id, messageID: messageID, property: "\(field).id")
-            guard seen.insert(id).inserted else { throw APIError.invalid("\(field).id", "Two parts have the id \(id.lowercased).") }
+            guard seen.insert(id).inserted else {
+                throw APIError.invalid("\(field).id", "Two parts have the id \(id.lowercased).")
+            }
             guard let mimeType = part.mimeType else {
                 throw APIError(.missingProperty, "Every part needs a mime_type.", property: "\(field).mime_type")
             }
@@ -95,7 +97,8 @@ enum PartRules {
                 guard size <= maxInlineBytes else {
                     throw APIError.invalid(
                         "\(field).body",
-                        "An inline body is at most \(maxInlineBytes) bytes (this one is \(size)); upload larger payloads to /content.")
+                        "An inline body is at most \(maxInlineBytes) bytes (this one is \(size)); upload larger payloads to /content."
+                    )
                 }
                 return StoredPart(id: id, mimeType: mimeType, body: body, encoding: part.encoding)
             case (nil, let content?):

@@ -17,8 +17,10 @@ extension Messaging {
             if deleted {
                 change = Packets.change("delete", reference, JSONValue.null)
             } else {
-                let identity = try await store.read(logger: context.logger) { connection -> JSONValue? in
-                    guard let record = try await store.identities.identity(app: app, user: user, connection, context.logger) else { return nil }
+                let identity = try await repositories.read(logger: context.logger) { connection -> JSONValue? in
+                    guard
+                        let record = try await repositories.identities.identity(app: app, user: user, connection, context.logger)
+                    else { return nil }
                     var presenter = presenter(app: app, viewer: nil, urls: urls, connection, context.logger)
                     try await presenter.loadIdentities([user])
                     return try jsonValue(presenter.identity(record))
@@ -28,10 +30,10 @@ extension Messaging {
                     .map { Packets.PatchOperation.set($0.key, $0.value) }
                 change = Packets.change("update", reference, patch)
             }
-            let users = try await store.devices.contacts(app: app, user: user, logger: context.logger)
+            let users = try await repositories.devices.contacts(app: app, user: user, logger: context.logger)
             _ = try await PushChannel.publish(
                 EphemeralPacket(type: change.type, body: change.body, event: "identity"), app: app, users: users,
-                postgres: store.postgres, logger: context.logger)
+                postgres: repositories.postgres, logger: context.logger)
         } catch {
             context.logger.warning("Could not push an identity change", metadata: ["error": "\(error)"])
         }

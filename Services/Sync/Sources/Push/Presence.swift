@@ -12,23 +12,23 @@ struct Presence: Sendable {
     /// What a client may choose; `auto` restores the last choice.
     static let choices: Set<String> = ["available", "busy", "away", "invisible", "auto"]
 
-    let store: SyncRepositories
+    let repositories: SyncRepositories
     let postgres: PostgresClient
 
     /// The first WebSocket of the user came: they are back with their last choice.
     func connected(app: UUID, user: String, urls: URLBuilder, logger: Logger) async throws {
-        let (status, seen) = try await store.devices.choosePresence(app: app, user: user, status: nil, logger: logger)
+        let (status, seen) = try await repositories.devices.choosePresence(app: app, user: user, status: nil, logger: logger)
         try await publish(app: app, user: user, status: status, seen: seen, urls: urls, logger: logger)
     }
 
     /// The last WebSocket of the user left.
     func disconnected(app: UUID, user: String, urls: URLBuilder, logger: Logger) async throws {
-        let seen = try await store.devices.chosenPresence(app: app, users: [user], logger: logger)[user]?.seen ?? Date()
+        let seen = try await repositories.devices.chosenPresence(app: app, users: [user], logger: logger)[user]?.seen ?? Date()
         try await publish(app: app, user: user, status: "offline", seen: seen, urls: urls, logger: logger)
     }
 
     func choose(_ status: String, app: UUID, user: String, urls: URLBuilder, logger: Logger) async throws {
-        let chosen = try await store.devices.choosePresence(
+        let chosen = try await repositories.devices.choosePresence(
             app: app, user: user, status: status == "auto" ? nil : status, logger: logger)
         try await publish(app: app, user: user, status: chosen.status, seen: chosen.seen, urls: urls, logger: logger)
     }
@@ -36,7 +36,7 @@ struct Presence: Sendable {
     private func publish(
         app: UUID, user: String, status: String, seen: Date, urls: URLBuilder, logger: Logger
     ) async throws {
-        let others = try await store.devices.contacts(app: app, user: user, logger: logger).filter { $0 != user }
+        let others = try await repositories.devices.contacts(app: app, user: user, logger: logger).filter { $0 != user }
         let visible = status == "invisible" ? "offline" : status
         let own = Self.change(user: user, status: status, seen: seen, urls: urls)
         _ = try await PushChannel.publish(own, app: app, users: [user], postgres: postgres, logger: logger)
@@ -49,8 +49,8 @@ struct Presence: Sendable {
     /// The presence of these users as `viewer` sees it, as Identity `update` change bodies.
     func changes(app: UUID, users: [String], viewer: String, urls: URLBuilder, logger: Logger) async throws -> [JSONValue] {
         guard !users.isEmpty else { return [] }
-        let chosen = try await store.devices.chosenPresence(app: app, users: users, logger: logger)
-        let online = try await store.devices.liveDevices(app: app, users: users, kind: .webSocket, logger: logger)
+        let chosen = try await repositories.devices.chosenPresence(app: app, users: users, logger: logger)
+        let online = try await repositories.devices.liveDevices(app: app, users: users, kind: .webSocket, logger: logger)
         var result: [JSONValue] = []
         for user in users {
             var status = online[user] != nil ? (chosen[user]?.status ?? "available") : "offline"

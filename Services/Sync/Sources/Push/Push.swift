@@ -11,20 +11,23 @@ import ServiceLifecycle
 struct Push: Sendable {
     let settings: PushSettings
     let hub = PushHub()
-    let store: SyncRepositories
+    let repositories: SyncRepositories
     let postgres: PostgresClient
     let links: ContentLinks
     let introspector: any SessionIntrospector
     let presence: Presence
     let typing: TypingTracker
 
-    init(settings: PushSettings, store: SyncRepositories, postgres: PostgresClient, links: ContentLinks, introspector: any SessionIntrospector) {
+    init(
+        settings: PushSettings, repositories: SyncRepositories, postgres: PostgresClient, links: ContentLinks,
+        introspector: any SessionIntrospector
+    ) {
         self.settings = settings
-        self.store = store
+        self.repositories = repositories
         self.postgres = postgres
         self.links = links
         self.introspector = introspector
-        presence = Presence(store: store, postgres: postgres)
+        presence = Presence(repositories: repositories, postgres: postgres)
         typing = TypingTracker(timeout: settings.typingTimeout)
     }
 
@@ -39,8 +42,8 @@ struct Push: Sendable {
     /// Where a new device starts: after `anchor` (validated against the user's changelog), or
     /// after the user's latest change.
     func startSeq(app: UUID, user: String, anchor: Int64?, property: String, logger: Logger) async throws -> Int64 {
-        let last = try await store.read(logger: logger) { connection in
-            try await store.changelog.lastSeq(app: app, user: user, connection, logger)
+        let last = try await repositories.read(logger: logger) { connection in
+            try await repositories.changelog.lastSeq(app: app, user: user, connection, logger)
         }
         guard let anchor else { return last }
         guard (0...last).contains(anchor) else {
@@ -59,7 +62,7 @@ struct Push: Sendable {
             sessionToken: token, expiresAt: session.expiresAt, urls: urls, after: seq, capacity: settings.buffer)
         hub.add(device)
         do {
-            let webSockets = try await store.devices.addDevice(device, replica: hub.replicaID, logger: logger)
+            let webSockets = try await repositories.devices.addDevice(device, replica: hub.replicaID, logger: logger)
             if kind == .webSocket, webSockets == 1 {
                 try await presence.connected(app: session.appID, user: session.userID, urls: urls, logger: logger)
             }
@@ -75,7 +78,7 @@ struct Push: Sendable {
         if device.closeReason == nil { device.close(.shuttingDown) }
         hub.remove(device)
         do {
-            let webSockets = try await store.devices.removeDevice(device, replica: hub.replicaID, logger: logger)
+            let webSockets = try await repositories.devices.removeDevice(device, replica: hub.replicaID, logger: logger)
             if device.kind == .webSocket, webSockets == 0 {
                 try await presence.disconnected(app: device.key.app, user: device.key.user, urls: device.urls, logger: logger)
             }
@@ -125,13 +128,14 @@ struct PushMaintenance: Service {
             if now - lastRefresh >= DeviceRepository.replicaLifetime / 3 {
                 lastRefresh = now
                 do {
-                    try await push.store.devices.refreshReplica(push.hub.replicaID, devices: push.hub.allDevices, logger: logger)
+                    try await push.repositories.devices.refreshReplica(
+                        push.hub.replicaID, devices: push.hub.allDevices, logger: logger)
                 } catch {
                     logger.warning("Could not refresh this replica's row", metadata: ["error": "\(error)"])
                 }
             }
         }
-        try? await push.store.devices.removeReplica(push.hub.replicaID, logger: logger)
+        try? await push.repositories.devices.removeReplica(push.hub.replicaID, logger: logger)
     }
 
     /// Closes the devices whose session has expired or is no longer active.

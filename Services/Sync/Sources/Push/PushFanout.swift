@@ -42,7 +42,7 @@ struct PushFanout: Service {
             guard let urls = devices.values.first?.first?.urls else { continue }
             let positions = devices.map { (user: $0.key, seq: $0.value.map(\.seq).min()!) }
             let started = ContinuousClock.now
-            let rendered = try await push.store.read(logger: logger) { connection in
+            let rendered = try await push.repositories.read(logger: logger) { connection in
                 try await push.render(app: app, after: positions, urls: urls, connection, logger)
             }
             logger.debug(
@@ -67,7 +67,7 @@ struct PushFanout: Service {
 extension Push {
     /// One user's changes after `seq`, one batch of them, rendered.
     func rendered(app: UUID, user: String, after seq: Int64, urls: URLBuilder, logger: Logger) async throws -> [RenderedChange] {
-        try await store.read(logger: logger) { connection in
+        try await repositories.read(logger: logger) { connection in
             try await render(app: app, after: [(user, seq)], urls: urls, connection, logger)[user] ?? []
         }
     }
@@ -77,7 +77,8 @@ extension Push {
         app: UUID, after positions: [(user: String, seq: Int64)], urls: URLBuilder, _ connection: PostgresConnection,
         _ logger: Logger
     ) async throws -> [String: [RenderedChange]] {
-        let entries = try await store.changelog.changelog(app: app, after: positions, limit: settings.batch, connection, logger)
+        let entries = try await repositories.changelog.changelog(
+            app: app, after: positions, limit: settings.batch, connection, logger)
         guard !entries.isEmpty else { return [:] }
         let presenter = Presenter(app: app, viewer: nil, urls: urls, links: links, connection: connection, logger: logger)
         let operations = try await presenter.operations(entries)
@@ -93,7 +94,7 @@ extension Push {
                 break
             }
         }
-        let unread = try await store.changelog.unreadCounts(app: app, moved, connection, logger)
+        let unread = try await repositories.changelog.unreadCounts(app: app, moved, connection, logger)
         var result: [String: [RenderedChange]] = [:]
         for (entry, operation) in zip(entries, operations) {
             let count = entry.conversation.flatMap { unread[ConversationUser(conversation: $0, user: entry.user)] }

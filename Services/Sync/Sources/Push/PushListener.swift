@@ -65,10 +65,11 @@ struct PushListener: Service {
             let app = fields["a"]?.stringValue.flatMap(UUID.init(uuidString:))
         else { return }
         if case .array(let changed)? = fields["c"] {
-            hub.markWaiting(changed.compactMap { pair in
-                guard case .array(let fields) = pair, case .string(let user)? = fields.first else { return nil }
-                return UserKey(app: app, user: user)
-            })
+            hub.markWaiting(
+                changed.compactMap { pair in
+                    guard case .array(let fields) = pair, case .string(let user)? = fields.first else { return nil }
+                    return UserKey(app: app, user: user)
+                })
         } else if let signal = try? JSONDecoder().decode(PushChannel.Signal.self, from: Data(payload.utf8)) {
             hub.deliver(
                 EphemeralPacket(type: signal.t, body: signal.b, event: signal.e),

@@ -41,7 +41,8 @@ struct WebSocketRequests: Sendable {
             switch type {
             case "request":
                 guard let method else { throw APIError(.missingProperty, "A request names its method.", property: "method") }
-                let data = try await perform(method, objectID: body["object_id"]?.stringValue, data: body["data"], requestID: requestID)
+                let data = try await perform(
+                    method, objectID: body["object_id"]?.stringValue, data: body["data"], requestID: requestID)
                 guard let requestID else { return true }
                 if method == "Counter.read" { return device.reply(.counter(requestID: requestID)) }
                 return device.reply(.response(Packets.response(requestID: requestID, method: method, success: true, data: data)))
@@ -107,7 +108,7 @@ struct WebSocketRequests: Sendable {
             if case .object(let fields)? = data, case .array(let ids)? = fields["ids"] {
                 users = try ids.enumerated().map { try userID(named: $1, property: "ids.\($0)") }
             } else {
-                users = try await push.store.devices.contacts(app: app, user: user, logger: context.logger)
+                users = try await push.repositories.devices.contacts(app: app, user: user, logger: context.logger)
             }
             users = Array(Set(users)).sorted()
             let changes = try await push.presence.changes(
@@ -136,8 +137,8 @@ struct WebSocketRequests: Sendable {
         }
         let key = device.key
         let upTo = device.seq
-        let seq = try await push.store.read(logger: context.logger) { connection in
-            try await push.store.changelog.firstSeq(app: key.app, user: key.user, after: from, connection, context.logger)
+        let seq = try await push.repositories.read(logger: context.logger) { connection in
+            try await push.repositories.changelog.firstSeq(app: key.app, user: key.user, after: from, connection, context.logger)
         }
         guard let seq, seq <= upTo else { return }
         guard upTo - seq < Int64(Self.maxReplay) else {
@@ -177,8 +178,9 @@ struct WebSocketRequests: Sendable {
         }
         let (user, app) = (session.userID, session.appID)
         let urls = device.urls
-        let (recipients, sender) = try await push.store.read(logger: context.logger) { connection in
-            let members = try await push.store.devices.currentParticipants(app: app, conversation: conversation, connection, context.logger)
+        let (recipients, sender) = try await push.repositories.read(logger: context.logger) { connection in
+            let members = try await push.repositories.devices.currentParticipants(
+                app: app, conversation: conversation, connection, context.logger)
             guard members.contains(user) else { throw APIError.notFound("The conversation") }
             var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
             try await presenter.loadIdentities([user])

@@ -40,7 +40,9 @@ extension Presenter {
             let url = urls.announcement(record.id)
             var statuses: [String: String] = [:]
             for (user, status) in view.statuses { statuses[LayerID.identity(userID: user)] = status.name }
-            if viewer == nil, let sender = record.senderID { statuses[LayerID.identity(userID: sender)] = ReceiptStatus.read.name }
+            if viewer == nil, let sender = record.senderID {
+                statuses[LayerID.identity(userID: sender)] = ReceiptStatus.read.name
+            }
             let sender: SenderObject =
                 if let senderID = record.senderID { .identity(basicIdentity(senderID)) } else {
                     .system(name: record.senderName ?? "")

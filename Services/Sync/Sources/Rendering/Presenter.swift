@@ -105,7 +105,9 @@ struct Presenter {
             presenter.identities[member] = IdentityRecord(userID: member)
         }
         if let sender = sent.sender { presenter.identities[sender.userID] = sender }
-        return presenter.message(for: sent.record, members: sent.members.map { ParticipantRecord(newMember: $0, of: sent.record.conversationID) }, receipts: [:])
+        return presenter.message(
+            for: sent.record, members: sent.members.map { ParticipantRecord(newMember: $0, of: sent.record.conversationID) },
+            receipts: [:])
     }
 
     private func receipts(of messages: [UUID]) async throws -> [UUID: [String: ReceiptStatus]] {

@@ -43,16 +43,19 @@ extension ChangelogRepository {
             guard let type = ChangeType(rawValue: type) else { continue }
             var fields: [String: JSONValue] = [:]
             if let data, case .object(let object)? = JSONValue(jsonText: data) { fields = object }
-            entries.append(ChangeEntry(
-                user: user, seq: seq, type: type, conversation: conversation, message: message, data: fields,
-                timestamp: timestamp))
+            entries.append(
+                ChangeEntry(
+                    user: user, seq: seq, type: type, conversation: conversation, message: message, data: fields,
+                    timestamp: timestamp))
         }
         return entries
     }
 
     /// The first seq of `user`'s changelog logged after `time` (an ISO 8601 text, compared to the
     /// microsecond), if any.
-    func firstSeq(app: UUID, user: String, after time: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64? {
+    func firstSeq(app: UUID, user: String, after time: String, _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> Int64?
+    {
         let rows = try await connection.query(
             """
             SELECT min(seq) FROM sync.changelog

@@ -67,7 +67,8 @@ struct ConversationRepository: PostgresRepository {
             var created = false
             for try await _ in inserted { created = true }
             if !created, let distinctKey {
-                return try await existingDistinct(app: app, key: distinctKey, caller: caller, metadata: metadata, connection, logger)
+                return try await existingDistinct(
+                    app: app, key: distinctKey, caller: caller, metadata: metadata, connection, logger)
             }
             try await connection.ensureIdentities(app: app, users: members, logger: logger)
             try await connection.query(
@@ -171,8 +172,11 @@ struct ConversationRepository: PostgresRepository {
             }
             let added = current.filter { !before.contains($0) }
             let removed = before.filter { !current.contains($0) }
-            if let user = caller.userID, let blocked = try await connection.blockedBy(user, among: added, app: app, logger: logger).first {
-                throw APIError(.participantBlocked, "You blocked '\(blocked)', so they cannot be added.", property: "participants")
+            if let user = caller.userID,
+                let blocked = try await connection.blockedBy(user, among: added, app: app, logger: logger).first
+            {
+                throw APIError(
+                    .participantBlocked, "You blocked '\(blocked)', so they cannot be added.", property: "participants")
             }
             let membershipChanged = !added.isEmpty || !removed.isEmpty
             let metadataChanged = metadata != conversation.metadata
@@ -330,7 +334,8 @@ struct ConversationRepository: PostgresRepository {
         var countBinds = PostgresBindings()
         countBinds.append(app)
         countBinds.append(user)
-        let counted = try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) \(base)", binds: countBinds), logger: logger)
+        let counted = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT count(*) \(base)", binds: countBinds), logger: logger)
         var total = 0
         for try await count in counted.decode(Int64.self) { total = Int(count) }
         return (records, total)

@@ -18,7 +18,9 @@ struct IdentityRepository: PostgresRepository {
 
     /// Whether `viewer` may see `user`'s identity: their own, or someone they share or shared a
     /// conversation with.
-    func sharesConversation(app: UUID, viewer: String, user: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+    func sharesConversation(app: UUID, viewer: String, user: String, _ connection: PostgresConnection, _ logger: Logger)
+        async throws -> Bool
+    {
         if viewer == user { return true }
         let rows = try await connection.query(
             """

@@ -173,7 +173,8 @@ struct MessageRepository: PostgresRepository {
                 updated_at = clock_timestamp()
             WHERE id = \(message.id)
             """, logger: logger)
-        try await connection.linkContent(parts.contentIDs, message: message.id, conversation: message.conversationID, app: app, logger: logger)
+        try await connection.linkContent(
+            parts.contentIDs, message: message.id, conversation: message.conversationID, app: app, logger: logger)
         let current = members.filter(\.isCurrent).map(\.userID)
         let blocking = try await connection.usersBlocking(sender, among: current, app: app, logger: logger)
         try await connection.appendChange(
@@ -188,7 +189,8 @@ struct MessageRepository: PostgresRepository {
         guard let message = try await connection.message(app: app, id: id, logger: logger) else {
             throw APIError.notFound("The message")
         }
-        let members = try await connection.participants(of: [message.conversationID], logger: logger)[message.conversationID] ?? []
+        let members =
+            try await connection.participants(of: [message.conversationID], logger: logger)[message.conversationID] ?? []
         if let user = caller.userID {
             guard let own = members.first(where: { $0.userID == user }), own.sees(position: message.position),
                 try await connection.messageVisible(message.id, to: user, app: app, logger: logger)
@@ -246,7 +248,9 @@ struct MessageRepository: PostgresRepository {
 
     /// Deletes a message for everybody (its sender, or the app's backend) or from the caller's
     /// devices only, which tags it `deleted` for them.
-    func deleteMessage(app: UUID, caller: Caller, id: UUID, mode: ConversationRepository.DeletionMode, logger: Logger) async throws {
+    func deleteMessage(app: UUID, caller: Caller, id: UUID, mode: ConversationRepository.DeletionMode, logger: Logger)
+        async throws
+    {
         try await write(logger: logger) { connection in
             let (message, members) = try await visibleMessage(app: app, id: id, caller: caller, connection, logger)
             switch (mode, caller.userID) {

@@ -26,9 +26,10 @@ struct SignalsController {
         }
         guard case .object = body.signal else { throw APIError.invalid("signal", "signal is a JSON object.") }
         let packet = EphemeralPacket(type: "signal", body: Packets.json(body.signal), event: "signal")
-        let devices = try await push.store.devices.liveDevices(app: body.appID, users: users, logger: context.logger)
+        let devices = try await push.repositories.devices.liveDevices(app: body.appID, users: users, logger: context.logger)
             .values.reduce(0, +)
-        guard try await PushChannel.publish(packet, app: body.appID, users: users, postgres: push.postgres, logger: context.logger)
+        guard
+            try await PushChannel.publish(packet, app: body.appID, users: users, postgres: push.postgres, logger: context.logger)
         else {
             throw APIError.invalid("signal", "The signal and its users must fit in \(PushChannel.maxPayload) bytes.")
         }

@@ -31,7 +31,8 @@ extension ServerAPIController {
             throw APIError(.missingProperty, "An announcement needs recipients.", property: "recipients")
         }
         guard (1...AnnouncementRepository.maxAnnouncementRecipients).contains(values.count) else {
-            throw APIError.invalid("recipients", "An announcement has 1 to \(AnnouncementRepository.maxAnnouncementRecipients) recipients.")
+            throw APIError.invalid(
+                "recipients", "An announcement has 1 to \(AnnouncementRepository.maxAnnouncementRecipients) recipients.")
         }
         var recipients: [String] = []
         for (index, value) in values.enumerated() {
@@ -42,24 +43,30 @@ extension ServerAPIController {
         if let notification = body.notification, notification != .null {
             guard case .object = notification else { throw APIError.invalid("notification", "notification is an object.") }
         }
-        let store = service.store
+        let repositories = service.repositories
         var id = UUID()
         if let tag {
-            id = try await RequestTag.reserve(tag, app: app, collection: .announcements, repository: store.requestTags, logger: context.logger)
-                .resource
+            id = try await RequestTag.reserve(
+                tag, app: app, collection: .announcements, repository: repositories.requestTags, logger: context.logger
+            )
+            .resource
         }
         var parts = try PartRules.validate(body.parts, messageID: id)
-        if let user = sender.sender.userID, try await !store.identities.userExists(app: app, user: user, logger: context.logger) {
+        if let user = sender.sender.userID,
+            try await !repositories.identities.userExists(app: app, user: user, logger: context.logger)
+        {
             throw APIError.invalid(sender.property, "'\(user)' is not a user of this app.")
         }
-        parts = try await store.content.resolveContent(app: app, owner: sender.sender.userID, parts: parts, logger: context.logger)
-        _ = try await store.announcements.createAnnouncement(
+        parts = try await repositories.content.resolveContent(
+            app: app, owner: sender.sender.userID, parts: parts, logger: context.logger)
+        _ = try await repositories.announcements.createAnnouncement(
             app: app,
             AnnouncementRepository.NewAnnouncement(
                 id: id, recipients: recipients, sender: sender.sender, parts: parts,
                 notification: body.notification == .null ? nil : body.notification),
             logger: context.logger)
-        let object = try await service.announcement(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
+        let object = try await service.announcement(
+            app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
         return try Response.json(object, status: .accepted)
     }
 }
@@ -80,7 +87,8 @@ struct AnnouncementController: Sendable {
         let (user, app) = try await service.caller(context)
         let paging = try Paging(request, collection: .announcements)
         return try Response.list(
-            try await service.announcements(app: app, user: user, paging: paging, urls: service.urls(request), logger: context.logger))
+            try await service.announcements(
+                app: app, user: user, paging: paging, urls: service.urls(request), logger: context.logger))
     }
 
     @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -93,7 +101,7 @@ struct AnnouncementController: Sendable {
     @Sendable func delete(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
-        try await service.store.announcements.deleteAnnouncement(app: app, user: user, id: id, logger: context.logger)
+        try await service.repositories.announcements.deleteAnnouncement(app: app, user: user, id: id, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -101,7 +109,8 @@ struct AnnouncementController: Sendable {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
         let status = try await request.receiptStatus()
-        try await service.store.announcements.addAnnouncementReceipt(app: app, user: user, id: id, status: status, logger: context.logger)
+        try await service.repositories.announcements.addAnnouncementReceipt(
+            app: app, user: user, id: id, status: status, logger: context.logger)
         return Response(status: .noContent)
     }
 }

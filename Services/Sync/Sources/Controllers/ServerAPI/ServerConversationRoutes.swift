@@ -24,12 +24,14 @@ extension ServerAPIController {
             throw APIError(.missingProperty, "A conversation needs participants.", property: "participants")
         }
         let users = try participants.enumerated().map { try userID(named: $1, property: "participants.\($0)") }
-        let store = service.store
+        let repositories = service.repositories
         var reserved: UUID?
         if let tag {
             let reservation = try await RequestTag.reserve(
-                tag, app: app, collection: .conversations, repository: store.requestTags, logger: context.logger)
-            if try await store.requestTags.resourceExists(LayerID(.conversations, reservation.resource), app: app, logger: context.logger) {
+                tag, app: app, collection: .conversations, repository: repositories.requestTags, logger: context.logger)
+            if try await repositories.requestTags.resourceExists(
+                LayerID(.conversations, reservation.resource), app: app, logger: context.logger)
+            {
                 return try await repeatedConversation(reservation.resource, app: app, request: request, context: context)
             }
             reserved = reservation.resource
@@ -38,7 +40,7 @@ extension ServerAPIController {
             id: reserved, participants: users, distinct: body.distinct ?? true, metadata: body.metadata)
         var outcome: ConversationRepository.CreateOutcome
         do {
-            outcome = try await store.conversations.createConversation(app: app, caller: .app, new, logger: context.logger)
+            outcome = try await repositories.conversations.createConversation(app: app, caller: .app, new, logger: context.logger)
         } catch let error as PSQLError where error.sqlState == "23505" && reserved != nil {
             // A concurrent request with the same tag created it under the reserved id first.
             return try await repeatedConversation(reserved!, app: app, request: request, context: context)
@@ -52,7 +54,8 @@ extension ServerAPIController {
         default:
             break
         }
-        let created = try await service.created(outcome, app: app, viewer: nil, urls: service.urls(request), logger: context.logger)
+        let created = try await service.created(
+            outcome, app: app, viewer: nil, urls: service.urls(request), logger: context.logger)
         let id = LayerID(parsing: created.object.id, as: .conversations)?.uuid
         return try Response.created(created, location: id.map { Self.location(app: app, conversation: $0) })
     }
@@ -61,7 +64,8 @@ extension ServerAPIController {
     private func repeatedConversation(
         _ id: UUID, app: UUID, request: Request, context: LayerRequestContext
     ) async throws -> Response {
-        let object = try await service.conversation(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
+        let object = try await service.conversation(
+            app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
         return try Response.created(.init(object: object, isNew: true), location: Self.location(app: app, conversation: id))
     }
 
@@ -76,7 +80,8 @@ extension ServerAPIController {
         let app = try appID(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
         let operations = try await request.decodeLayerPatch()
-        try await service.store.conversations.patchConversation(app: app, caller: .app, id: id, operations: operations, logger: context.logger)
+        try await service.repositories.conversations.patchConversation(
+            app: app, caller: .app, id: id, operations: operations, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -84,7 +89,7 @@ extension ServerAPIController {
     @Sendable func deleteConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        try await service.store.conversations.deleteConversation(
+        try await service.repositories.conversations.deleteConversation(
             app: app, caller: .app, id: id, mode: .allParticipants, leave: false, logger: context.logger)
         return Response(status: .noContent)
     }
@@ -108,12 +113,14 @@ extension ServerAPIController {
         let tag = try RequestTag.read(request)
         var body = try await request.decodeJSON(MessageInput.self, limit: 256 * 1024, allowedKeys: MessageInput.serverKeys)
         let sender = try ServerSender.parse(senderID: body.senderID, sender: body.sender)
-        let store = service.store
+        let repositories = service.repositories
         var reserved: UUID?
         if let tag {
             let reservation = try await RequestTag.reserve(
-                tag, app: app, collection: .messages, repository: store.requestTags, logger: context.logger)
-            if try await store.requestTags.resourceExists(LayerID(.messages, reservation.resource), app: app, logger: context.logger) {
+                tag, app: app, collection: .messages, repository: repositories.requestTags, logger: context.logger)
+            if try await repositories.requestTags.resourceExists(
+                LayerID(.messages, reservation.resource), app: app, logger: context.logger)
+            {
                 return try await repeatedMessage(reservation.resource, app: app, request: request, context: context)
             }
             reserved = reservation.resource
@@ -143,7 +150,8 @@ extension ServerAPIController {
         let app = try appID(context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        let message = try await service.message(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
+        let message = try await service.message(
+            app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
         guard message.conversation?.id == LayerID(.conversations, conversation).uri else {
             throw APIError.notFound("The message")
         }

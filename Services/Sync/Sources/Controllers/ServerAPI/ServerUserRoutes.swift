@@ -58,7 +58,8 @@ extension ServerAPIController {
         let (app, user) = try await existingUser(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
         let mode = try request.deletionMode()
-        try await service.store.messages.deleteMessage(app: app, caller: .user(user), id: id, mode: mode, logger: context.logger)
+        try await service.repositories.messages.deleteMessage(
+            app: app, caller: .user(user), id: id, mode: mode, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -71,8 +72,9 @@ extension ServerAPIController {
         let user = try context.parameters.appUserID("user")
         let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
         let record = try input.record(user: user)
-        guard try await service.store.identities.createIdentity(app: app, record, logger: context.logger) else {
-            let existing = try? await service.identity(app: app, user: user, viewer: nil, urls: service.urls(request), logger: context.logger)
+        guard try await service.repositories.identities.createIdentity(app: app, record, logger: context.logger) else {
+            let existing = try? await service.identity(
+                app: app, user: user, viewer: nil, urls: service.urls(request), logger: context.logger)
             throw APIError(
                 .conflict, "The user '\(user)' has an identity already; replace it with PUT or change it with PATCH.",
                 data: try existing.map(jsonValue))
@@ -84,7 +86,8 @@ extension ServerAPIController {
     @Sendable func getIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
-        return try Response.json(try await service.identity(app: app, user: user, viewer: nil, urls: service.urls(request), logger: context.logger))
+        return try Response.json(
+            try await service.identity(app: app, user: user, viewer: nil, urls: service.urls(request), logger: context.logger))
     }
 
     /// Replaces every field of the identity (absent ones become empty); `display_name` is required.
@@ -92,7 +95,10 @@ extension ServerAPIController {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
         let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
-        guard try await service.store.identities.replaceIdentity(app: app, try input.record(user: user), logger: context.logger) else {
+        guard
+            try await service.repositories.identities.replaceIdentity(
+                app: app, try input.record(user: user), logger: context.logger)
+        else {
             throw APIError.notFound("The user '\(user)'")
         }
         await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
@@ -103,7 +109,8 @@ extension ServerAPIController {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
         let operations = try await request.decodeLayerPatch()
-        try await service.store.identities.patchIdentity(app: app, user: user, operations: operations, logger: context.logger)
+        try await service.repositories.identities.patchIdentity(
+            app: app, user: user, operations: operations, logger: context.logger)
         await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
         return Response(status: .noContent)
     }
@@ -111,7 +118,7 @@ extension ServerAPIController {
     @Sendable func deleteIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
-        guard try await service.store.identities.deleteIdentity(app: app, user: user, logger: context.logger) else {
+        guard try await service.repositories.identities.deleteIdentity(app: app, user: user, logger: context.logger) else {
             throw APIError.notFound("The user '\(user)'")
         }
         await service.pushIdentityChange(app: app, user: user, deleted: true, request: request, context: context)
@@ -148,7 +155,7 @@ extension ServerAPIController {
         case (nil, nil): throw APIError(.missingProperty, "Name the user to block by user_id or id.", property: "user_id")
         case (_?, _?): throw APIError.invalid("id", "Name the user to block by user_id or by id, not both.")
         }
-        try await service.store.blocks.block(app: app, owner: owner, blocked: blocked, logger: context.logger)
+        try await service.repositories.blocks.block(app: app, owner: owner, blocked: blocked, logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -156,7 +163,7 @@ extension ServerAPIController {
         let (app, owner) = try await existingUser(context)
         // The blocked user is named by user id or (URL-encoded) identity id.
         let blocked = try userID(fromText: try context.parameters.appUserID("blocked"), property: "user_id")
-        try await service.store.blocks.unblock(app: app, owner: owner, blocked: blocked, logger: context.logger)
+        try await service.repositories.blocks.unblock(app: app, owner: owner, blocked: blocked, logger: context.logger)
         return Response(status: .noContent)
     }
 }
