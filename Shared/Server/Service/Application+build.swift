@@ -49,7 +49,7 @@ public func buildApplication(
     for service in services {
         service.addWebSocketRoutes(to: webSocketRouter)
     }
-    let http: HTTPServerBuilder = .http1WebSocketUpgrade(
+    let httpServer: HTTPServerBuilder = .http1WebSocketUpgrade(
         webSocketRouter: webSocketRouter,
         configuration: .init(ws: webSocketConfiguration(services.compactMap(\.webSocketLimits))))
     let rejectAll: @Sendable ([[UInt8]]) async -> Bool = { _ in false }
@@ -58,7 +58,7 @@ public func buildApplication(
     let scheme = tls == nil ? "http" : "https"
     var app = Application(
         responder: MethodOverrideResponder(router.buildResponder()),
-        server: try tls.map { try .tls(http, configuration: $0) } ?? http,
+        server: try tls.map { try .tls(httpServer, configuration: $0) } ?? httpServer,
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),
             serverName: services.map(\.name).joined(separator: "+")),
