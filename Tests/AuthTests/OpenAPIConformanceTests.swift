@@ -14,42 +14,12 @@ import X509
 /// realistic flows have a documented status, the required headers and a body of the documented
 /// schema. The document's schemas forbid undocumented properties, so drift fails here.
 @Suite struct OpenAPIConformanceTests {
-    /// A client that checks every response it gets against the document.
-    struct Checked: Sendable {
+    /// A client of the auth service that checks every response it gets against the document.
+    struct Checked: CheckedAPI {
         let auth: AuthFixture
         let document: OpenAPIDocument
 
-        /// Sends a request, expects `status`, and checks the response (and, when it succeeded, the
-        /// JSON body sent) against the operation `documentedAs method path`.
-        @discardableResult
-        func call(
-            _ method: HTTPMethod, _ path: String, _ status: Int, headers: [(String, String)] = [],
-            json: JSONValue? = nil, contentType: String = MediaType.json, accept: String? = MediaType.layerJSON,
-            documentedAs: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
-        ) async throws -> TestResponse {
-            let response =
-                if let json {
-                    try await auth.client.request(
-                        method, path, headers: headers, json: json, contentType: contentType, accept: accept)
-                } else {
-                    try await auth.client.request(method, path, headers: headers, accept: accept)
-                }
-            check(response, documentedAs ?? method.rawValue, path, status, sent: json, contentType: contentType,
-                  sourceLocation: sourceLocation)
-            return response
-        }
-
-        func check(
-            _ response: TestResponse, _ method: String, _ path: String, _ status: Int, sent: JSONValue? = nil,
-            contentType: String = MediaType.json, sourceLocation: SourceLocation = #_sourceLocation
-        ) {
-            #expect(response.status == status, "\(method) \(path): \(response.text)", sourceLocation: sourceLocation)
-            var problems = document.problems(response, method, path)
-            if let sent, (200..<300).contains(response.status) {
-                problems += document.requestProblems(sent, contentType: contentType, method, path)
-            }
-            #expect(problems.isEmpty, "\(method) \(path) → \(response.status): \(problems)", sourceLocation: sourceLocation)
-        }
+        var client: TestClient { auth.client }
 
         func uuid(_ response: TestResponse, _ collection: LayerID.Collection) throws -> String {
             try #require(response.json?["id"]?.stringValue.flatMap { LayerID(parsing: $0, as: collection) }).uuid.lowercased
@@ -86,16 +56,7 @@ import X509
             #expect(document.root["openapi"]?.stringValue?.hasPrefix("3.1.") == true)
             #expect(document.operationNames == Self.publicOperations)
             #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
-            for (path, method, operation) in document.operations {
-                guard case .object(let responses)? = operation["responses"] else { Issue.record("\(method) \(path): no responses"); continue }
-                for (status, response) in responses.map({ ($0, document.resolve($1)) }) {
-                    #expect(document.resolve(response["headers"]?["X-Request-Id"] ?? nil)["required"] == true, "\(method) \(path) \(status)")
-                    guard let code = Int(status), code >= 400, !(path == "/health/ready" && code == 503) else { continue }
-                    let schema = response["content"]?["application/json"]?["schema"]?["$ref"]
-                    #expect(schema == "#/components/schemas/Error" || (code == 401 && schema == "#/components/schemas/Challenge"),
-                            "\(method) \(path) \(status) has schema \(String(describing: schema))")
-                }
-            }
+            document.expectSharedResponseShapes()
         }
     }
 
@@ -104,28 +65,7 @@ import X509
     /// 406 refuse a request without `Accept`.
     @Test func everyDocumentedRouteIsRouted() async throws {
         try await Self.withDocument { api in
-            for (template, method, operation) in api.document.operations {
-                var path = template
-                let parameters = (api.document.root["paths"]?[template]?["parameters"], operation["parameters"])
-                for case .array(let list)? in [parameters.0, parameters.1] {
-                    for parameter in list.map(api.document.resolve) where parameter["in"] == "path" {
-                        let name = parameter["name"]?.stringValue ?? "", example = parameter["example"]?.stringValue ?? ""
-                        path = path.replacingOccurrences(of: "{\(name)}", with: example)
-                    }
-                }
-                #expect(!path.contains("{"), "\(template): a path parameter without an example")
-                let httpMethod = HTTPMethod(rawValue: method.uppercased())
-                let documents406 = operation["responses"]?["406"] != nil
-                for accept in [MediaType.layerJSON, nil] {
-                    let response = try await api.auth.client.request(httpMethod, path, accept: accept)
-                    #expect(response.errorID != "invalid_endpoint", "\(method) \(path) is not routed")
-                    let problems = api.document.problems(response, method, path)
-                    #expect(problems.isEmpty, "\(method) \(path) → \(response.status): \(problems)")
-                    if accept == nil {
-                        #expect((response.status == 406) == documents406, "\(method) \(path) without Accept → \(response.status)")
-                    }
-                }
-            }
+            try await api.callEveryOperation()
         }
     }
 
@@ -150,16 +90,11 @@ import X509
 
             // What the router does not serve is not in the document either, and errs in its shape:
             // 405 with `Allow` for a path served with other methods, 404 for one not served at all.
-            for (method, path, status) in [
-                (HTTPMethod.GET, "/nonce", 404), (.GET, "/nonces", 405), (.PUT, "/sessions/current", 405),
+            try await api.expectUnserved([
+                (.GET, "/nonce", 404), (.GET, "/nonces", 405), (.PUT, "/sessions/current", 405),
                 (.POST, "/internal/v1/nonces/x", 404),
-            ] {
-                let response = try await auth.client.request(method, path)
-                #expect(response.status == status, "\(method.rawValue) \(path)")
-                #expect(response.errorID == (status == 405 ? "method_not_allowed" : "invalid_endpoint"))
+            ]) { status, response in
                 #expect((response.headers.first(name: "Allow") != nil) == (status == 405))
-                #expect(api.document.operation(method.rawValue, path) == nil, "\(method.rawValue) \(path) is documented")
-                #expect(api.document.validate(response.json ?? nil, ["$ref": "#/components/schemas/Error"]).isEmpty)
             }
 
             let current = try await api.call(.GET, "/sessions/current", 200, headers: AuthFixture.sessionHeader(session))

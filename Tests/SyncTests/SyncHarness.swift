@@ -42,7 +42,7 @@ struct SyncHarness: Sendable {
 }
 
 /// Requests as one signed-in user.
-struct UserClient: Sendable {
+struct UserClient: Credentials {
     let id: String
     let token: String
     let client: TestClient
