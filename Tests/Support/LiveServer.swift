@@ -155,3 +155,6 @@ extension JSONValue {
         return nil
     }
 }
+
+/// The uuid part of a `layer:///…/<uuid>` id.
+public func bareUUID(_ id: String) -> String { String(id.split(separator: "/").last ?? "") }

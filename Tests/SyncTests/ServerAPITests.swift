@@ -4,85 +4,12 @@ import LayerTesting
 import NIOHTTP1
 import Testing
 
-/// Shorthands for the Server API tests: requests of the app's backend, paths relative to
-/// `/apps/<app>`.
-struct ServerAPICalls: Sendable {
-    let server: ServerClient
-
-    init(_ harness: SyncHarness) async throws {
-        server = try await harness.server()
-    }
-
-    init(server: ServerClient) {
-        self.server = server
-    }
-
-    func get(_ path: String) async throws -> TestResponse {
-        try await server.request(.GET, path)
-    }
-
-    func post(_ path: String, _ json: JSONValue, tag: String? = nil) async throws -> TestResponse {
-        try await server.request(.POST, path, json, headers: tag.map { [("If-None-Match", $0)] } ?? [])
-    }
-
-    func put(_ path: String, _ json: JSONValue) async throws -> TestResponse {
-        try await server.request(.PUT, path, json)
-    }
-
-    func patch(_ path: String, _ operations: JSONValue) async throws -> TestResponse {
-        try await server.request(.PATCH, path, operations, contentType: MediaType.layerPatch)
-    }
-
-    func delete(_ path: String) async throws -> TestResponse {
-        try await server.request(.DELETE, path)
-    }
-
-    /// Creates a conversation of `users` and returns its id; fails unless 201/200.
-    func conversation(_ users: [String], distinct: Bool = false, metadata: JSONValue? = nil) async throws -> String {
-        var body: [String: JSONValue] = [
-            "participants": .array(users.map { .string(LayerID.identity(userID: $0)) }), "distinct": .bool(distinct),
-        ]
-        if let metadata { body["metadata"] = metadata }
-        let response = try await post("/conversations", .object(body))
-        guard [200, 201].contains(response.status), let id = response.json?["id"]?.stringValue else {
-            throw FixtureError("POST /apps/…/conversations answered \(response.status): \(response.text)")
-        }
-        return id
-    }
-
-    /// Sends a text message from `sender` (a `sender_id` or `sender` object) and returns its id.
-    func send(_ text: String, to conversation: String, sender: [String: JSONValue], tag: String? = nil) async throws -> String {
-        let response = try await sendRaw(text, to: conversation, sender: sender, tag: tag)
-        guard response.status == 201, let id = response.json?["id"]?.stringValue else {
-            throw FixtureError("sending as the app answered \(response.status): \(response.text)")
-        }
-        return id
-    }
-
-    func sendRaw(_ text: String, to conversation: String, sender: [String: JSONValue], tag: String? = nil) async throws -> TestResponse {
-        var body = sender
-        body["parts"] = [["mime_type": "text/plain", "body": .string(text)]]
-        return try await post("/\(path(conversation))/messages", .object(body), tag: tag)
-    }
-}
-
-/// `sender_id` of a user.
-func senderIdentity(_ user: String) -> [String: JSONValue] { ["sender_id": .string(LayerID.identity(userID: user))] }
-
-/// The ids in a list response.
-func listedIDs(_ response: TestResponse) -> [String] {
-    response.json?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
-}
-
-/// The uuid part of a `layer:///…/<uuid>` id.
-func bareUUID(_ id: String) -> String { String(id.split(separator: "/").last ?? "") }
-
 @Suite("Server API conversations and messages")
 struct ServerAPITests {
     @Test("Creating a conversation: 201 in the system view, a distinct match 200 with Location, 409 on other metadata")
     func createConversation() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let body: JSONValue = ["participants": ["layer:///identities/alice", "bob"], "metadata": ["title": "Plans"]]
             let created = try await api.post("/conversations", body)
             #expect(created.status == 201)
@@ -135,7 +62,7 @@ struct ServerAPITests {
     @Test("A conversation is read, patched and deleted (twice) in the system view")
     func getPatchDelete() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let id = try await api.conversation(["alice", "bob"], distinct: true)
             let patched = try await api.patch(
                 "/\(path(id))",
@@ -152,14 +79,14 @@ struct ServerAPITests {
             #expect(fetched.json?["metadata"]?["topic"] == "Trip")
             #expect(fetched.json?["distinct"] == false)
 
-            let wrongType = try await api.server.request(.PATCH, "/\(path(id))", [["operation": "set", "property": "metadata", "value": [:]]])
+            let wrongType = try await api.request(.PATCH, "/\(path(id))", [["operation": "set", "property": "metadata", "value": [:]]])
             #expect(wrongType.status == 406)
             #expect(wrongType.errorID == "invalid_header")
             let privateMetadata = try await api.patch(
                 "/\(path(id))", [["operation": "set", "property": "private_metadata.x", "value": "y"]])
             #expect(privateMetadata.status == 422)
             #expect(privateMetadata.errorProperty == "private_metadata.x")
-            let overridden = try await api.server.request(
+            let overridden = try await api.request(
                 .POST, "/\(path(id))", [["operation": "set", "property": "metadata.topic", "value": "Hike"]],
                 headers: [("X-HTTP-Method-Override", "PATCH")], contentType: MediaType.layerPatch)
             #expect(overridden.status == 204)
@@ -182,7 +109,7 @@ struct ServerAPITests {
     @Test("The user view adds unread counts and the last message; the system view has neither")
     func userAndSystemViews() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let id = try await api.conversation(["alice", "bob"])
             _ = try await api.conversation(["carol", "dave"])
             let first = try await api.send("Hello", to: id, sender: senderIdentity("bob"))
@@ -235,7 +162,7 @@ struct ServerAPITests {
     @Test("Messages are sent as a participant or a named sender; other senders are refused")
     func sendMessages() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let id = try await api.conversation(["alice", "bob"])
             _ = try await api.conversation(["carol"])
 
@@ -301,7 +228,7 @@ struct ServerAPITests {
     @Test("Acting as a user: receipts and deletions of messages")
     func actAsUser() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let id = try await api.conversation(["alice", "bob"])
             _ = try await api.conversation(["carol"])
             let message = try await api.send("Hi", to: id, sender: senderIdentity("alice"))
@@ -338,7 +265,7 @@ struct ServerAPITests {
     @Test("Every route wants a Server API token of its own app; ids of another app are not found")
     func authentication() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let id = try await api.conversation(["alice", "bob"])
             let message = try await api.send("Hi", to: id, sender: senderIdentity("alice"))
             let routes: [(HTTPMethod, String)] = [
@@ -352,8 +279,7 @@ struct ServerAPITests {
                 (.DELETE, "/users/alice/identity"), (.GET, "/users/alice/blocks"), (.POST, "/users/alice/blocks"),
                 (.DELETE, "/users/alice/blocks/bob"), (.POST, "/announcements"),
             ]
-            let other = try await AuthFixture.registerApp(
-                client: harness.client, operatorToken: harness.fixture.operatorToken, keyIndex: 1)
+            let other = try await harness.fixture.registerApp(keyIndex: 1)
             let otherToken = try await harness.fixture.serverAPIToken(app: other)
             for (method, route) in routes {
                 let url = "/apps/\(harness.appID)\(route)"
@@ -366,8 +292,7 @@ struct ServerAPITests {
                 #expect(foreign.status == 401, "\(method) \(route) with another app's token")
             }
             // The other app's own token does not reach this app's conversations, messages or users.
-            let otherAPI = ServerAPICalls(
-                server: ServerClient(appID: other.id.lowercased, token: otherToken, client: harness.client))
+            let otherAPI = ServerClient(appID: other.id.lowercased, token: otherToken, client: harness.client)
             #expect(try await otherAPI.get("/\(path(id))").status == 404)
             #expect(try await otherAPI.delete("/\(path(id))").status == 404)
             #expect(try await otherAPI.get("/\(path(id))/messages").status == 404)
@@ -377,7 +302,7 @@ struct ServerAPITests {
             #expect(try await api.get("/\(path(id))").status == 200)
 
             let noAccept = try await harness.client.request(
-                .GET, "/apps/\(harness.appID)/\(path(id))", headers: api.server.auth, accept: nil)
+                .GET, "/apps/\(harness.appID)/\(path(id))", headers: api.auth, accept: nil)
             #expect(noAccept.status == 406)
         }
     }
@@ -385,7 +310,7 @@ struct ServerAPITests {
     @Test("Server API writes reach the changelogs of the participants, and only theirs")
     func changelogs() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let alice = try await harness.user("alice")
             let bob = try await harness.user("bob")
             let carol = try await harness.user("carol")
@@ -425,7 +350,7 @@ struct ServerAPITests {
     @Test("If-None-Match: a repeated tag returns the earlier resource, also under concurrent repeats")
     func requestTags() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let tag = UUID().uuidString
             let body: JSONValue = ["participants": ["alice", "bob"], "distinct": false]
             let first = try await api.post("/conversations", body, tag: tag)
