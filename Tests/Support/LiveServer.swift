@@ -88,6 +88,12 @@ public struct TestResponse: Sendable {
     public let headers: HTTPHeaders
     public let body: ByteBuffer
 
+    public init(status: Int, headers: HTTPHeaders, body: ByteBuffer) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
     public var json: JSONValue? { try? LayerJSONDecoder.make().decode(JSONValue.self, from: body) }
     public var text: String { String(buffer: body) }
 
