@@ -203,24 +203,22 @@ import X509
             let token = try await auth.serverAPIToken()
             let bearer = [("Authorization", "Bearer \(token)")]
             let app = "/apps/\(auth.app.id.lowercased)"
-            let patch = MediaType.layerPatch
             let ttl: JSONValue = [["operation": "set", "property": "session_ttl_in_seconds", "value": 7200]]
             _ = try await auth.session(user: "quinn")
 
-            try await api.call(.PATCH, app, 202, headers: bearer, json: ttl, contentType: patch)
+            try await api.patch(app, 202, headers: bearer, json: ttl)
             try await api.call(
-                .POST, app, 202, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: ttl, contentType: patch,
+                .POST, app, 202, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: ttl, contentType: MediaType.layerPatch,
                 documentedAs: "PATCH")
-            try await api.call(.PATCH, app, 401, json: ttl, contentType: patch)
-            try await api.call(.PATCH, app, 401, headers: [("Authorization", "Bearer \(token)x")],
-                               json: ttl, contentType: patch)
+            try await api.patch(app, 401, json: ttl)
+            try await api.patch(app, 401, headers: [("Authorization", "Bearer \(token)x")], json: ttl)
             #expect(try await api.call(.PATCH, app, 406, headers: bearer, json: ttl).json?["data"]?["header"] == "Content-Type")
-            try await api.call(.PATCH, app, 406, headers: bearer, json: ttl, contentType: patch, accept: nil)
+            try await api.patch(app, 406, headers: bearer, json: ttl, accept: nil)
             let unknown: JSONValue = [["operation": "set", "property": "colour", "value": "red"]]
-            try await api.call(.PATCH, app, 422, headers: bearer, json: unknown, contentType: patch)
-            try await api.call(.PATCH, app, 422, headers: bearer, json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 1]], contentType: patch)
-            try await api.call(.PATCH, app, 400, headers: bearer, json: ["operation": "set"], contentType: patch)
-            try await api.call(.PATCH, "/apps/not-an-app", 404, headers: bearer, json: ttl, contentType: patch)
+            try await api.patch(app, 422, headers: bearer, json: unknown)
+            try await api.patch(app, 422, headers: bearer, json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 1]])
+            try await api.patch(app, 400, headers: bearer, json: ["operation": "set"])
+            try await api.patch("/apps/not-an-app", 404, headers: bearer, json: ttl)
 
             let user = try await api.call(.GET, "\(app)/users/quinn", 200, headers: bearer)
             #expect(user.json?["identity"]?["id"] == "layer:///identities/quinn")
@@ -229,14 +227,12 @@ import X509
             try await api.call(.GET, "\(app)/users/quinn", 401)
 
             let suspend: JSONValue = [["operation": "set", "property": "suspended", "value": true]]
-            try await api.call(.PATCH, "\(app)/users/quinn", 202, headers: bearer, json: suspend, contentType: patch)
+            try await api.patch("\(app)/users/quinn", 202, headers: bearer, json: suspend)
             let refused = try await auth.createSession(token: try await auth.identityToken(user: "quinn"))
             api.check(refused, "POST", "/sessions", 403)
             #expect(refused.errorID == "user_suspended")
-            try await api.call(.PATCH, "\(app)/users/quinn", 422, headers: bearer,
-                               json: [["operation": "set", "property": "suspended", "value": "yes"]], contentType: patch)
-            try await api.call(.PATCH, "\(app)/users/quinn", 202, headers: bearer,
-                               json: [["operation": "set", "property": "suspended", "value": false]], contentType: patch)
+            try await api.patch("\(app)/users/quinn", 422, headers: bearer, json: [["operation": "set", "property": "suspended", "value": "yes"]])
+            try await api.patch("\(app)/users/quinn", 202, headers: bearer, json: [["operation": "set", "property": "suspended", "value": false]])
 
             try await api.call(.POST, "\(app)/users/quinn/challenge", 204, headers: bearer)
             try await api.call(.POST, "\(app)/users/nobody/challenge", 404, headers: bearer)

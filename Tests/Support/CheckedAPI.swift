@@ -39,6 +39,17 @@ extension CheckedAPI {
         return response
     }
 
+    /// A `call` of `PATCH` with a Layer-Patch body.
+    @discardableResult
+    public func patch(
+        _ path: String, _ status: Int, as user: (any Credentials)? = nil, headers: [(String, String)] = [],
+        json operations: JSONValue, accept: String? = MediaType.layerJSON, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> TestResponse {
+        try await call(
+            .PATCH, path, status, as: user, headers: headers, json: operations, contentType: MediaType.layerPatch,
+            accept: accept, sourceLocation: sourceLocation)
+    }
+
     public func check(
         _ response: TestResponse, _ method: String, _ path: String, _ status: Int, sent: JSONValue? = nil,
         contentType: String = MediaType.json, sourceLocation: SourceLocation = #_sourceLocation

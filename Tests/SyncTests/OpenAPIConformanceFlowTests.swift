@@ -113,7 +113,7 @@ extension OpenAPIConformanceTests {
 
             // Changes: metadata, participants, private metadata; the Layer-Patch content type.
             let rename: JSONValue = [["operation": "set", "property": "metadata.title", "value": "Renamed"]]
-            try await api.call(.PATCH, conversationPath, 204, as: alice, json: rename, contentType: MediaType.layerPatch)
+            try await api.patch(conversationPath, 204, as: alice, json: rename)
             try await api.call(
                 .POST, conversationPath, 204, as: alice, headers: [("X-HTTP-Method-Override", "PATCH")], json: rename,
                 contentType: MediaType.layerPatch, documentedAs: "PATCH")
@@ -122,11 +122,9 @@ extension OpenAPIConformanceTests {
                 ["operation": "add", "property": "participants", "id": "layer:///identities/carol"],
                 ["operation": "set", "property": "private_metadata.pinned", "value": "yes"],
             ]
-            try await api.call(.PATCH, conversationPath, 204, as: alice, json: add, contentType: MediaType.layerPatch)
-            try await api.call(
-                .PATCH, conversationPath, 422, as: alice, json: [["operation": "set", "property": "colour", "value": "red"]],
-                contentType: MediaType.layerPatch)
-            try await api.call(.PATCH, conversationPath, 400, as: alice, json: ["operation": "set"], contentType: MediaType.layerPatch)
+            try await api.patch(conversationPath, 204, as: alice, json: add)
+            try await api.patch(conversationPath, 422, as: alice, json: [["operation": "set", "property": "colour", "value": "red"]])
+            try await api.patch(conversationPath, 400, as: alice, json: ["operation": "set"])
             let nowCarol = try await api.call(.GET, conversationPath, 200, as: carol)
             #expect(nowCarol.json?["distinct"] == false)
 
@@ -257,9 +255,7 @@ extension OpenAPIConformanceTests {
         try await Self.withDocument { api in
             let alice = try await api.user("alice")
             _ = try await api.user("bob")
-            let server = try await api.harness.server()
-            let bearer = server.auth
-            let app = "/apps/\(server.appID)"
+            let (_, bearer, app) = try await api.backend()
             let announcement: JSONValue = [
                 "recipients": ["layer:///identities/alice", "bob"], "sender": ["name": "Support"],
                 "parts": [["mime_type": "text/plain", "body": "Maintenance tonight"]], "notification": ["text": "Maintenance"],

@@ -12,10 +12,7 @@ extension OpenAPIConformanceTests {
         try await Self.withDocument { api in
             let alice = try await api.user("alice")
             _ = try await api.user("bob")
-            let server = try await api.harness.server()
-            let bearer = server.auth
-            let app = "/apps/\(server.appID)"
-            let patch = MediaType.layerPatch
+            let (server, bearer, app) = try await api.backend()
 
             let body: JSONValue = ["participants": ["layer:///identities/alice", "bob"], "metadata": ["topic": "Orders"]]
             let created = try await api.call(.POST, "\(app)/conversations", 201, headers: bearer, json: body)
@@ -45,14 +42,12 @@ extension OpenAPIConformanceTests {
             #expect(system.json?["unread_message_count"] == nil)
             try await api.call(.GET, "\(app)/conversations/\(UUID().lowercased)", 404, headers: bearer)
             let rename: JSONValue = [["operation": "set", "property": "metadata.topic", "value": "Refunds"]]
-            try await api.call(.PATCH, conversationPath, 204, headers: bearer, json: rename, contentType: patch)
+            try await api.patch(conversationPath, 204, headers: bearer, json: rename)
             try await api.call(
                 .POST, conversationPath, 204, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: rename,
-                contentType: patch, documentedAs: "PATCH")
+                contentType: MediaType.layerPatch, documentedAs: "PATCH")
             try await api.call(.PATCH, conversationPath, 406, headers: bearer, json: rename)
-            try await api.call(
-                .PATCH, conversationPath, 422, headers: bearer, json: [["operation": "set", "property": "colour", "value": "x"]],
-                contentType: patch)
+            try await api.patch(conversationPath, 422, headers: bearer, json: [["operation": "set", "property": "colour", "value": "x"]])
 
             // Messages as a participant and as a system sender; de-duplicated by tag.
             let text: JSONValue = [["mime_type": "text/plain", "body": "Your order shipped"]]
@@ -120,9 +115,7 @@ extension OpenAPIConformanceTests {
             // The sync service knows a user once they used it (or the app's backend named them).
             let alice = try await api.user("alice")
             try await api.call(.GET, "/conversations", 200, as: alice)
-            let server = try await api.harness.server()
-            let bearer = server.auth
-            let app = "/apps/\(server.appID)"
+            let (_, bearer, app) = try await api.backend()
             let identity = "\(app)/users/helper%2Fbot/identity"
 
             let fields: JSONValue = [
@@ -143,10 +136,8 @@ extension OpenAPIConformanceTests {
                 ["operation": "set", "property": "last_name", "value": "Bot"],
                 ["operation": "set", "property": "metadata.level", "value": "2"],
             ]
-            try await api.call(.PATCH, identity, 204, headers: bearer, json: change, contentType: MediaType.layerPatch)
-            try await api.call(
-                .PATCH, identity, 422, headers: bearer, json: [["operation": "set", "property": "colour", "value": "x"]],
-                contentType: MediaType.layerPatch)
+            try await api.patch(identity, 204, headers: bearer, json: change)
+            try await api.patch(identity, 422, headers: bearer, json: [["operation": "set", "property": "colour", "value": "x"]])
             try await api.call(.PATCH, identity, 406, headers: bearer, json: change)
             let changed = try await api.call(.GET, identity, 200, headers: bearer)
             #expect(changed.json?["last_name"] == "Bot")

@@ -35,6 +35,13 @@ struct OpenAPIConformanceTests {
             return UserClient(id: signedIn.id, token: signedIn.token, client: sync)
         }
 
+        /// The app's backend: its client with a fresh token, that token's header, and the path
+        /// every Server API route of the app starts with.
+        func backend() async throws -> (server: ServerClient, bearer: [(String, String)], app: String) {
+            let server = try await harness.server()
+            return (server, server.auth, "/apps/\(server.appID)")
+        }
+
         /// The path of a URL the service handed out (its host is the sync service's).
         func localPath(_ url: String) throws -> String {
             try #require(url.hasPrefix(sync.baseURL) ? String(url.dropFirst(sync.baseURL.count)) : nil, "\(url)")
