@@ -45,9 +45,7 @@ import _CryptoExtras
     @Test func unsignedAlgNone() async throws {
         try await AuthFixture.run { auth in
             let nonce = try await auth.nonce()
-            var header = auth.app.signer.standardHeader
-            header["alg"] = "none"
-            let unsigned = "\(try IdentityTokenSigner.encode(header)).\(try IdentityTokenSigner.encode(claims(auth, nonce: nonce)))."
+            let unsigned = "\(try signingInput(auth, nonce: nonce, alg: "none"))."
             try await expectRefused(auth, unsigned, "eit_header_param_wrong_value", nonce: nonce)
         }
     }
@@ -56,9 +54,7 @@ import _CryptoExtras
     @Test func hs256KeyedWithThePublicKey() async throws {
         try await AuthFixture.run { auth in
             let nonce = try await auth.nonce()
-            var header = auth.app.signer.standardHeader
-            header["alg"] = "HS256"
-            let input = "\(try IdentityTokenSigner.encode(header)).\(try IdentityTokenSigner.encode(claims(auth, nonce: nonce)))"
+            let input = try signingInput(auth, nonce: nonce, alg: "HS256")
             let secret = SymmetricKey(data: Data(auth.app.signer.privateKey.publicKey.pemRepresentation.utf8))
             let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: secret)
             try await expectRefused(
@@ -285,6 +281,14 @@ import _CryptoExtras
         for name in dropHeader { fullHeader[name] = nil }
         for name in drop { fullClaims[name] = nil }
         return try IdentityTokenSigner.sign(header: fullHeader, claims: fullClaims, with: key ?? auth.app.signer.privateKey)
+    }
+
+    /// What a signature covers (header and claims) with the header's `alg` replaced, for tokens
+    /// whose signature part the test makes up itself.
+    private func signingInput(_ auth: AuthFixture, nonce: String, alg: JSONValue) throws -> String {
+        var header = auth.app.signer.standardHeader
+        header["alg"] = alg
+        return "\(try IdentityTokenSigner.encode(header)).\(try IdentityTokenSigner.encode(claims(auth, nonce: nonce)))"
     }
 
     private func post(_ auth: AuthFixture, _ token: String, appID: String? = nil) async throws -> TestResponse {
