@@ -291,9 +291,7 @@ struct ContentTests {
     @Test("A content part must name uploaded content of the sender")
     func contentReferences() async throws {
         try await SyncHarness.run { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let bobs = try await bob.uploadContent(randomBytes(3000), type: "image/png")
             let pending = try #require(try await alice.createContent(type: "image/png", length: "3000").json?["id"]?.stringValue)
             let unknown = LayerID(.content, UUID()).uri

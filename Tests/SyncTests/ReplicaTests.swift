@@ -78,9 +78,7 @@ struct ReplicaTests {
     @Test("A message written through either replica reaches the user's sockets on both, each once and in order")
     func messagesCrossReplicas() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             try await harness.withReplica(settings: quickPush) { replica in
                 let bobOnA = try await harness.socket(bob)
                 let bobOnB = try await harness.socket(bob, on: replica)
@@ -116,9 +114,7 @@ struct ReplicaTests {
     @Test("An event stream on one replica resumes with Last-Event-ID after changes written through the other")
     func eventStreamResumesOnAnotherReplica() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             try await harness.withReplica(settings: quickPush) { replica in
                 let first = try await harness.events(bob, on: replica)
                 #expect(first.status == 200)
@@ -263,9 +259,7 @@ struct ReplicaTests {
     @Test("A typing indicator sent on one replica reaches the other participant on another, then moves on to paused and finished by itself")
     func typingAcrossReplicas() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             try await harness.withReplica(settings: quickPush) { replica in
                 let bobOnB = try await harness.socket(bob, on: replica)
                 try await bobOnB.registered()

@@ -30,6 +30,14 @@ struct SyncHarness: Sendable {
         UserClient(id: name, token: try await fixture.session(user: name, claims: claims), client: client)
     }
 
+    /// Alice and Bob signed in, and the distinct conversation Alice started with Bob: where most
+    /// tests of one conversation begin.
+    func aliceAndBobInAConversation() async throws -> (alice: UserClient, bob: UserClient, conversation: String) {
+        let alice = try await user("alice")
+        let bob = try await user("bob")
+        return (alice, bob, try await alice.conversation(with: ["bob"]))
+    }
+
     /// A client of the Server API with a fresh token of the app.
     func server() async throws -> ServerClient {
         ServerClient(appID: appID, token: try await fixture.serverAPIToken(), client: client)
