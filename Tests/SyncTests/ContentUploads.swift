@@ -48,9 +48,7 @@ extension TestClient {
         request.method = .PUT
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.body = body
-        let response = try await http.execute(request, timeout: .seconds(60))
-        let bytes = try await response.body.collect(upTo: 1024 * 1024)
-        return TestResponse(status: Int(response.status.code), headers: response.headers, body: bytes)
+        return try await send(request, timeout: .seconds(60))
     }
 
     /// `GET` of a signed URL, as a browser would: no session and no Layer `Accept` header.
