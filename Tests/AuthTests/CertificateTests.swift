@@ -90,14 +90,14 @@ import _CryptoExtras
                     let opened = try await auth.openSession(user: "dora", via: certified)
                     #expect(opened.status == 201)
                     let token = try #require(opened.json?["session_token"]?.stringValue)
-                    let bound = try await current(token, via: certified)
+                    let bound = try await auth.current(token, via: certified)
                     #expect(bound.status == 200)
                     #expect(bound.json?["certificate_bound"] == .bool(true))
 
-                    let withoutCertificate = try await current(token, via: auth.client)
+                    let withoutCertificate = try await auth.current(token, via: auth.client)
                     #expect(withoutCertificate.status == 401)
                     #expect(withoutCertificate.errorID == "authentication_required")
-                    let withAnotherCertificate = try await current(token, via: otherDevice)
+                    let withAnotherCertificate = try await auth.current(token, via: otherDevice)
                     #expect(withAnotherCertificate.status == 401)
                     #expect(withAnotherCertificate.errorID == "authentication_required")
                 }
@@ -112,12 +112,12 @@ import _CryptoExtras
             try await withCertifiedClient(auth, identity) { certified, issued in
                 let opened = try await auth.openSession(user: "eve", via: certified)
                 let token = try #require(opened.json?["session_token"]?.stringValue)
-                #expect(try await current(token, via: certified).status == 200)
+                #expect(try await auth.current(token, via: certified).status == 200)
 
                 let revoke = try await auth.client.request(
                     .DELETE, "/admin/certificates/\(issued.id.uuid.lowercased)", headers: auth.operatorHeaders)
                 #expect(revoke.status == 204)
-                let after = try await current(token, via: certified)
+                let after = try await auth.current(token, via: certified)
                 #expect(after.status == 401)
                 #expect(after.errorID == "authentication_required")
                 let reopened = try await auth.openSession(user: "eve", via: certified)
@@ -151,10 +151,10 @@ import _CryptoExtras
             let opened = try await auth.createSession(token: try await auth.identityToken(user: "finn"), headers: forwarded)
             #expect(opened.status == 201)
             let token = try #require(opened.json?["session_token"]?.stringValue)
-            let withHeader = try await current(token, via: auth.client, headers: forwarded)
+            let withHeader = try await auth.current(token, via: auth.client, headers: forwarded)
             #expect(withHeader.status == 200)
             #expect(withHeader.json?["certificate_bound"] == .bool(true))
-            let withoutHeader = try await current(token, via: auth.client)
+            let withoutHeader = try await auth.current(token, via: auth.client)
             #expect(withoutHeader.status == 401)
             #expect(withoutHeader.errorID == "authentication_required")
         }
@@ -167,7 +167,7 @@ import _CryptoExtras
             #expect(opened.status == 201)
             let token = try #require(opened.json?["session_token"]?.stringValue)
             for headers in [[], forwarded] {
-                let answer = try await current(token, via: auth.client, headers: headers)
+                let answer = try await auth.current(token, via: auth.client, headers: headers)
                 #expect(answer.status == 200)
                 #expect(answer.json?["certificate_bound"] == .bool(false))
             }
@@ -228,10 +228,6 @@ import _CryptoExtras
         try await TestTLS.using(http) { http in
             try await body(TestClient(baseURL: auth.server.baseURL, http: http), issued)
         }
-    }
-
-    private func current(_ token: String, via client: TestClient, headers: [(String, String)] = []) async throws -> TestResponse {
-        try await client.request(.GET, "/sessions/current", headers: AuthFixture.sessionHeader(token) + headers)
     }
 
     private static func settings(trustedProxies: Set<String>) -> ServerSettings {

@@ -15,13 +15,13 @@ import Testing
             let bystander = try await auth.session(user: "dan")
             #expect(try await serverAPI(auth, .POST, "users/cara/challenge").status == 204)
             for token in [phone, laptop] {
-                let response = try await current(auth, token)
+                let response = try await auth.current(token)
                 #expect(response.status == 401)
                 #expect(response.errorID == "authentication_required")
                 let nonce = try #require(response.json?["data"]?["nonce"]?.stringValue)
                 #expect(response.headers.first(name: "WWW-Authenticate")?.contains("nonce=\"\(nonce)\"") == true)
             }
-            #expect(try await current(auth, bystander).status == 200)
+            #expect(try await auth.current(bystander).status == 200)
             #expect(try await serverAPI(auth, .POST, "users/nobody/challenge").status == 404)
         }
     }
@@ -30,14 +30,14 @@ import Testing
         try await AuthFixture.run { auth in
             let session = try await auth.session(user: "cara")
             #expect(try await serverAPI(auth, .POST, "users/cara/challenge").status == 204)
-            let nonce = try #require(try await current(auth, session).json?["data"]?["nonce"]?.stringValue)
+            let nonce = try #require(try await auth.current(session).json?["data"]?["nonce"]?.stringValue)
 
             let renewed = try await auth.createSession(
                 token: try auth.app.signer.token(userID: "cara", nonce: nonce), headers: AuthFixture.sessionHeader(session))
             #expect(renewed.status == 201)
             #expect(renewed.json?["session_token"]?.stringValue == session)
             #expect(renewed.headers.first(name: "X-Layer-User-ID") == "cara")
-            let works = try await current(auth, session)
+            let works = try await auth.current(session)
             #expect(works.status == 200)
             #expect(works.json?["user_id"] == "cara")
         }
@@ -47,15 +47,15 @@ import Testing
         try await AuthFixture.run { auth in
             let session = try await auth.session(user: "cara")
             #expect(try await serverAPI(auth, .POST, "users/cara/challenge").status == 204)
-            let nonce = try #require(try await current(auth, session).json?["data"]?["nonce"]?.stringValue)
+            let nonce = try #require(try await auth.current(session).json?["data"]?["nonce"]?.stringValue)
 
             let other = try await auth.createSession(
                 token: try auth.app.signer.token(userID: "eve", nonce: nonce), headers: AuthFixture.sessionHeader(session))
             #expect(other.status == 201)
             let otherToken = try #require(other.json?["session_token"]?.stringValue)
             #expect(otherToken != session)
-            #expect(try await current(auth, otherToken).json?["user_id"] == "eve")
-            #expect(try await current(auth, session).status == 401)
+            #expect(try await auth.current(otherToken).json?["user_id"] == "eve")
+            #expect(try await auth.current(session).status == 401)
         }
     }
 
@@ -65,11 +65,11 @@ import Testing
             let bystander = try await auth.session(user: "dan")
             #expect(try await serverAPI(auth, .DELETE, "users/rita/sessions").status == 204)
             for token in tokens {
-                let response = try await current(auth, token)
+                let response = try await auth.current(token)
                 #expect(response.status == 401)
                 #expect(response.json?["data"]?["nonce"]?.stringValue != nil)
             }
-            #expect(try await current(auth, bystander).status == 200)
+            #expect(try await auth.current(bystander).status == 200)
             #expect(try await auth.session(user: "rita").isEmpty == false)
         }
     }
@@ -79,7 +79,7 @@ import Testing
             let session = try await auth.session(user: "sam")
             #expect(try await setSuspended(auth, "sam", true).status == 202)
             // Suspension ends the sessions: they answer 401 (or 403 user_suspended), never 200.
-            let old = try await current(auth, session)
+            let old = try await auth.current(session)
             #expect(old.status == 401 || (old.status == 403 && old.errorID == "user_suspended"), "\(old.text)")
             let user = try await serverAPI(auth, .GET, "users/sam")
             #expect(user.status == 200)
@@ -89,14 +89,14 @@ import Testing
             let refused = try await auth.createSession(token: try await auth.identityToken(user: "sam"))
             #expect(refused.status == 403)
             #expect(refused.errorID == "user_suspended")
-            let inline = try await current(auth, identityToken: try await auth.identityToken(user: "sam"))
+            let inline = try await auth.current(identityToken: try await auth.identityToken(user: "sam"))
             #expect(inline.status == 403)
             #expect(inline.errorID == "user_suspended")
 
             #expect(try await setSuspended(auth, "sam", false).status == 202)
             #expect(try await serverAPI(auth, .GET, "users/sam").json?["suspended"] == false)
             let fresh = try await auth.session(user: "sam")
-            #expect(try await current(auth, fresh).status == 200)
+            #expect(try await auth.current(fresh).status == 200)
         }
     }
 
@@ -108,7 +108,7 @@ import Testing
             let created = try await auth.createSession(token: try await auth.identityToken(user: "tim"))
             #expect(created.headers.first(name: "X-Layer-Session-TTL") == "3600")
             let session = try #require(created.json?["session_token"]?.stringValue)
-            let expiresAt = try #require(try await current(auth, session).json?["expires_at"]?.stringValue)
+            let expiresAt = try #require(try await auth.current(session).json?["expires_at"]?.stringValue)
             let remaining = try #require(LayerTimestamp.date(expiresAt)).timeIntervalSinceNow
             #expect((3500...3600).contains(remaining))
         }
@@ -116,7 +116,7 @@ import Testing
 
     @Test func credentialsDoNotCrossApps() async throws {
         try await AuthFixture.run { auth in
-            let other = try await AuthFixture.registerApp(client: auth.client, operatorToken: auth.operatorToken, keyIndex: 1)
+            let other = try await auth.registerApp(keyIndex: 1)
             let session = try await auth.session(user: "ann")
             _ = try await auth.session(user: "bob", app: other)
             let otherToken = try await auth.serverAPIToken(app: other)
@@ -131,7 +131,7 @@ import Testing
                 #expect(response.status == 401, "\(method) \(path)")
                 #expect(response.errorID == "authentication_required")
             }
-            #expect(try await current(auth, session).status == 200)
+            #expect(try await auth.current(session).status == 200)
             // Nor can it reach them through its own app's path.
             #expect(try await serverAPI(auth, .GET, "users/ann", app: other, token: otherToken).status == 404)
         }
@@ -139,18 +139,18 @@ import Testing
 
     @Test func inlineIdentityTokenOpensASession() async throws {
         try await AuthFixture.run { auth in
-            let response = try await current(auth, identityToken: try await auth.identityToken(user: "ivy"))
+            let response = try await auth.current(identityToken: try await auth.identityToken(user: "ivy"))
             #expect(response.status == 200)
             #expect(response.json?["user_id"] == "ivy")
             #expect(response.json?["app_id"]?.stringValue == auth.app.uri)
             #expect(response.headers.first(name: "X-Layer-User-ID") == "ivy")
             #expect(response.headers.first(name: "X-Layer-Session-TTL") == "2592000")
             let session = try #require(response.headers.first(name: "X-Layer-Session-Token"))
-            let again = try await current(auth, session)
+            let again = try await auth.current(session)
             #expect(again.status == 200)
             #expect(again.json?["user_id"] == "ivy")
 
-            let refused = try await current(auth, identityToken: try await auth.identityToken(user: "ivy", claims: ["exp": 1]))
+            let refused = try await auth.current(identityToken: try await auth.identityToken(user: "ivy", claims: ["exp": 1]))
             #expect(refused.status == 422)
             #expect(refused.errorReason == "eit_expired")
         }
@@ -161,7 +161,7 @@ import Testing
             let session = try await auth.session(user: "olga")
             let path = "/admin/apps/\(auth.app.id.lowercased)/users/olga/challenge"
             #expect(try await auth.client.request(.POST, path, headers: auth.operatorHeaders).status == 204)
-            #expect(try await current(auth, session).status == 401)
+            #expect(try await auth.current(session).status == 401)
         }
     }
 
@@ -170,7 +170,7 @@ import Testing
             let session = try await auth.session(user: "old")
             try await auth.server.postgres.query(
                 "UPDATE auth.sessions SET expires_at = now() - interval '1 second' WHERE app_id = \(auth.app.id)", logger: .test)
-            let response = try await current(auth, session)
+            let response = try await auth.current(session)
             #expect(response.status == 401)
             #expect(response.json?["data"]?["nonce"]?.stringValue != nil)
         }
@@ -186,21 +186,12 @@ import Testing
                 #expect(got.status == 200, "\(user)")
                 #expect(got.json?["identity"]?["user_id"]?.stringValue == user)
                 #expect(try await serverAPI(auth, .POST, "users/\(encoded)/challenge").status == 204)
-                #expect(try await current(auth, session).status == 401, "\(user)")
+                #expect(try await auth.current(session).status == 401, "\(user)")
             }
         }
     }
 
     // MARK: Helpers
-
-    private func current(_ auth: AuthFixture, _ session: String) async throws -> TestResponse {
-        try await auth.client.request(.GET, "/sessions/current", headers: AuthFixture.sessionHeader(session))
-    }
-
-    private func current(_ auth: AuthFixture, identityToken: String) async throws -> TestResponse {
-        try await auth.client.request(
-            .GET, "/sessions/current", headers: [("Authorization", "Layer identity-token=\"\(identityToken)\"")])
-    }
 
     /// A Server API request under `/apps/<app>/`, with a fresh token of that app unless given one.
     private func serverAPI(

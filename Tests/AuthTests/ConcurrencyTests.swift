@@ -27,9 +27,9 @@ import Testing
             #expect(refused.allSatisfy { $0.status == 422 && $0.errorReason == "eit_nonce_not_found" },
                     "\(Set(refused.map { "\($0.status) \($0.errorReason ?? $0.text)" }))")
 
-            #expect(try await count("SELECT count(*) FROM auth.sessions WHERE app_id = \(auth.app.id)", auth) == 1)
+            #expect(try await auth.count("SELECT count(*) FROM auth.sessions WHERE app_id = \(auth.app.id)") == 1)
             // Only the winner's user was stored.
-            #expect(try await count("SELECT count(*) FROM auth.users WHERE app_id = \(auth.app.id)", auth) == 1)
+            #expect(try await auth.count("SELECT count(*) FROM auth.users WHERE app_id = \(auth.app.id)") == 1)
         }
     }
 
@@ -42,7 +42,7 @@ import Testing
             #expect(nonces.count == 20)
             #expect(Set(nonces).count == 20)
             for nonce in nonces {
-                #expect(try await count("SELECT count(*) FROM auth.nonces WHERE nonce = \(nonce)", auth) == 1)
+                #expect(try await auth.count("SELECT count(*) FROM auth.nonces WHERE nonce = \(nonce)") == 1)
             }
         }
     }
@@ -53,11 +53,11 @@ import Testing
             for token in tokens {
                 let raw = Data(token.utf8)
                 let hash = Data(SHA256.hash(data: raw))
-                #expect(try await count("SELECT count(*) FROM auth.sessions WHERE token_hash = \(hash)", auth) == 1)
-                #expect(try await count("SELECT count(*) FROM auth.sessions WHERE token_hash = \(raw)", auth) == 0)
-                #expect(try await count("SELECT count(*) FROM auth.sessions WHERE position(\(raw) IN token_hash) > 0", auth) == 0)
+                #expect(try await auth.count("SELECT count(*) FROM auth.sessions WHERE token_hash = \(hash)") == 1)
+                #expect(try await auth.count("SELECT count(*) FROM auth.sessions WHERE token_hash = \(raw)") == 0)
+                #expect(try await auth.count("SELECT count(*) FROM auth.sessions WHERE position(\(raw) IN token_hash) > 0") == 0)
                 // No column of any row, rendered as text, holds the token.
-                #expect(try await count("SELECT count(*) FROM auth.sessions s WHERE strpos(s::text, \(token)) > 0", auth) == 0)
+                #expect(try await auth.count("SELECT count(*) FROM auth.sessions s WHERE strpos(s::text, \(token)) > 0") == 0)
             }
         }
     }
@@ -68,22 +68,15 @@ import Testing
             let raw = Data(token.utf8)
             let hash = Data(SHA256.hash(data: raw))
             #expect(
-                try await count(
-                    "SELECT count(*) FROM auth.app_tokens WHERE app_id = \(auth.app.id) AND token_hash = \(hash)", auth) == 1)
-            #expect(try await count("SELECT count(*) FROM auth.app_tokens WHERE token_hash = \(raw)", auth) == 0)
-            #expect(try await count("SELECT count(*) FROM auth.app_tokens WHERE position(\(raw) IN token_hash) > 0", auth) == 0)
-            #expect(try await count("SELECT count(*) FROM auth.app_tokens t WHERE strpos(t::text, \(token)) > 0", auth) == 0)
+                try await auth.count(
+                    "SELECT count(*) FROM auth.app_tokens WHERE app_id = \(auth.app.id) AND token_hash = \(hash)") == 1)
+            #expect(try await auth.count("SELECT count(*) FROM auth.app_tokens WHERE token_hash = \(raw)") == 0)
+            #expect(try await auth.count("SELECT count(*) FROM auth.app_tokens WHERE position(\(raw) IN token_hash) > 0") == 0)
+            #expect(try await auth.count("SELECT count(*) FROM auth.app_tokens t WHERE strpos(t::text, \(token)) > 0") == 0)
             // The hash is what authenticates: the token works.
             let user = try await auth.client.request(
                 .GET, "/apps/\(auth.app.id.lowercased)/users/nobody", headers: [("Authorization", "Bearer \(token)")])
             #expect(user.status == 404)
         }
-    }
-
-    /// The single integer a query answers.
-    private func count(_ query: PostgresQuery, _ auth: AuthFixture) async throws -> Int {
-        let rows = try await auth.server.postgres.query(query, logger: .test)
-        for try await value in rows.decode(Int.self) { return value }
-        throw FixtureError("no row for \(query.sql)")
     }
 }

@@ -45,9 +45,7 @@ import _CryptoExtras
     @Test func unsignedAlgNone() async throws {
         try await AuthFixture.run { auth in
             let nonce = try await auth.nonce()
-            var header = auth.app.signer.standardHeader
-            header["alg"] = "none"
-            let unsigned = "\(try IdentityTokenSigner.encode(header)).\(try IdentityTokenSigner.encode(claims(auth, nonce: nonce)))."
+            let unsigned = "\(try signingInput(auth, nonce: nonce, alg: "none"))."
             try await expectRefused(auth, unsigned, "eit_header_param_wrong_value", nonce: nonce)
         }
     }
@@ -56,9 +54,7 @@ import _CryptoExtras
     @Test func hs256KeyedWithThePublicKey() async throws {
         try await AuthFixture.run { auth in
             let nonce = try await auth.nonce()
-            var header = auth.app.signer.standardHeader
-            header["alg"] = "HS256"
-            let input = "\(try IdentityTokenSigner.encode(header)).\(try IdentityTokenSigner.encode(claims(auth, nonce: nonce)))"
+            let input = try signingInput(auth, nonce: nonce, alg: "HS256")
             let secret = SymmetricKey(data: Data(auth.app.signer.privateKey.publicKey.pemRepresentation.utf8))
             let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: secret)
             try await expectRefused(
@@ -87,7 +83,7 @@ import _CryptoExtras
 
     @Test func kidMissingMalformedOrOfAnotherApp() async throws {
         try await AuthFixture.run { auth in
-            let other = try await AuthFixture.registerApp(client: auth.client, operatorToken: auth.operatorToken, keyIndex: 1)
+            let other = try await auth.registerApp(keyIndex: 1)
             var nonce = try await auth.nonce()
             try await expectRefused(auth, try token(auth, nonce: nonce, dropHeader: ["kid"]), "eit_header_param_not_found", nonce: nonce)
             nonce = try await auth.nonce()
@@ -104,7 +100,7 @@ import _CryptoExtras
         try await AuthFixture.run { auth in
             for (disable, reason) in [(true, "eit_key_disabled"), (false, "eit_key_deleted")] {
                 let (keyID, key) = try await registerSecondKey(auth)
-                let path = "/admin/apps/\(auth.app.id.lowercased)/providers/\(uuid(auth.app.providerID))/keys/\(uuid(keyID))"
+                let path = "/admin/apps/\(auth.app.id.lowercased)/providers/\(bareUUID(auth.app.providerID))/keys/\(bareUUID(keyID))"
                 let change = disable
                     ? try await auth.client.request(.PATCH, path, headers: auth.operatorHeaders, json: ["enabled": false])
                     : try await auth.client.request(.DELETE, path, headers: auth.operatorHeaders)
@@ -120,7 +116,7 @@ import _CryptoExtras
 
     @Test func issuerUnknownOrOfAnotherApp() async throws {
         try await AuthFixture.run { auth in
-            let other = try await AuthFixture.registerApp(client: auth.client, operatorToken: auth.operatorToken, keyIndex: 1)
+            let other = try await auth.registerApp(keyIndex: 1)
             var nonce = try await auth.nonce()
             let unknown = LayerID(.providers, UUID()).uri
             try await expectRefused(auth, try token(auth, nonce: nonce, claims: ["iss": .string(unknown)]), "eit_provider_not_found", nonce: nonce)
@@ -257,7 +253,7 @@ import _CryptoExtras
 
     @Test func tokenOfOneAppPostedForAnother() async throws {
         try await AuthFixture.run { auth in
-            let other = try await AuthFixture.registerApp(client: auth.client, operatorToken: auth.operatorToken, keyIndex: 1)
+            let other = try await auth.registerApp(keyIndex: 1)
             let nonce = try await auth.nonce()
             try await expectRefused(auth, try token(auth, nonce: nonce), "eit_key_not_found", nonce: nonce, appID: other.uri)
         }
@@ -285,6 +281,14 @@ import _CryptoExtras
         for name in dropHeader { fullHeader[name] = nil }
         for name in drop { fullClaims[name] = nil }
         return try IdentityTokenSigner.sign(header: fullHeader, claims: fullClaims, with: key ?? auth.app.signer.privateKey)
+    }
+
+    /// What a signature covers (header and claims) with the header's `alg` replaced, for tokens
+    /// whose signature part the test makes up itself.
+    private func signingInput(_ auth: AuthFixture, nonce: String, alg: JSONValue) throws -> String {
+        var header = auth.app.signer.standardHeader
+        header["alg"] = alg
+        return "\(try IdentityTokenSigner.encode(header)).\(try IdentityTokenSigner.encode(claims(auth, nonce: nonce)))"
     }
 
     private func post(_ auth: AuthFixture, _ token: String, appID: String? = nil) async throws -> TestResponse {
@@ -327,10 +331,9 @@ import _CryptoExtras
     private func registerSecondKey(_ auth: AuthFixture) async throws -> (String, _RSA.Signing.PrivateKey) {
         let key = try TestKeys.key(1)
         let response = try await auth.client.request(
-            .POST, "/admin/apps/\(auth.app.id.lowercased)/providers/\(uuid(auth.app.providerID))/keys",
+            .POST, "/admin/apps/\(auth.app.id.lowercased)/providers/\(bareUUID(auth.app.providerID))/keys",
             headers: auth.operatorHeaders, json: ["public_key": .string(key.publicKey.pemRepresentation)])
         return (try #require(response.json?["id"]?.stringValue), key)
     }
 
-    private func uuid(_ uri: String) -> String { String(uri.split(separator: "/").last ?? "") }
 }

@@ -14,42 +14,12 @@ import X509
 /// realistic flows have a documented status, the required headers and a body of the documented
 /// schema. The document's schemas forbid undocumented properties, so drift fails here.
 @Suite struct OpenAPIConformanceTests {
-    /// A client that checks every response it gets against the document.
-    struct Checked: Sendable {
+    /// A client of the auth service that checks every response it gets against the document.
+    struct Checked: CheckedAPI {
         let auth: AuthFixture
         let document: OpenAPIDocument
 
-        /// Sends a request, expects `status`, and checks the response (and, when it succeeded, the
-        /// JSON body sent) against the operation `documentedAs method path`.
-        @discardableResult
-        func call(
-            _ method: HTTPMethod, _ path: String, _ status: Int, headers: [(String, String)] = [],
-            json: JSONValue? = nil, contentType: String = MediaType.json, accept: String? = MediaType.layerJSON,
-            documentedAs: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
-        ) async throws -> TestResponse {
-            let response =
-                if let json {
-                    try await auth.client.request(
-                        method, path, headers: headers, json: json, contentType: contentType, accept: accept)
-                } else {
-                    try await auth.client.request(method, path, headers: headers, accept: accept)
-                }
-            check(response, documentedAs ?? method.rawValue, path, status, sent: json, contentType: contentType,
-                  sourceLocation: sourceLocation)
-            return response
-        }
-
-        func check(
-            _ response: TestResponse, _ method: String, _ path: String, _ status: Int, sent: JSONValue? = nil,
-            contentType: String = MediaType.json, sourceLocation: SourceLocation = #_sourceLocation
-        ) {
-            #expect(response.status == status, "\(method) \(path): \(response.text)", sourceLocation: sourceLocation)
-            var problems = document.problems(response, method, path)
-            if let sent, (200..<300).contains(response.status) {
-                problems += document.requestProblems(sent, contentType: contentType, method, path)
-            }
-            #expect(problems.isEmpty, "\(method) \(path) → \(response.status): \(problems)", sourceLocation: sourceLocation)
-        }
+        var client: TestClient { auth.client }
 
         func uuid(_ response: TestResponse, _ collection: LayerID.Collection) throws -> String {
             try #require(response.json?["id"]?.stringValue.flatMap { LayerID(parsing: $0, as: collection) }).uuid.lowercased
@@ -86,16 +56,7 @@ import X509
             #expect(document.root["openapi"]?.stringValue?.hasPrefix("3.1.") == true)
             #expect(document.operationNames == Self.publicOperations)
             #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
-            for (path, method, operation) in document.operations {
-                guard case .object(let responses)? = operation["responses"] else { Issue.record("\(method) \(path): no responses"); continue }
-                for (status, response) in responses.map({ ($0, document.resolve($1)) }) {
-                    #expect(document.resolve(response["headers"]?["X-Request-Id"] ?? nil)["required"] == true, "\(method) \(path) \(status)")
-                    guard let code = Int(status), code >= 400, !(path == "/health/ready" && code == 503) else { continue }
-                    let schema = response["content"]?["application/json"]?["schema"]?["$ref"]
-                    #expect(schema == "#/components/schemas/Error" || (code == 401 && schema == "#/components/schemas/Challenge"),
-                            "\(method) \(path) \(status) has schema \(String(describing: schema))")
-                }
-            }
+            document.expectSharedResponseShapes()
         }
     }
 
@@ -104,28 +65,7 @@ import X509
     /// 406 refuse a request without `Accept`.
     @Test func everyDocumentedRouteIsRouted() async throws {
         try await Self.withDocument { api in
-            for (template, method, operation) in api.document.operations {
-                var path = template
-                let parameters = (api.document.root["paths"]?[template]?["parameters"], operation["parameters"])
-                for case .array(let list)? in [parameters.0, parameters.1] {
-                    for parameter in list.map(api.document.resolve) where parameter["in"] == "path" {
-                        let name = parameter["name"]?.stringValue ?? "", example = parameter["example"]?.stringValue ?? ""
-                        path = path.replacingOccurrences(of: "{\(name)}", with: example)
-                    }
-                }
-                #expect(!path.contains("{"), "\(template): a path parameter without an example")
-                let httpMethod = HTTPMethod(rawValue: method.uppercased())
-                let documents406 = operation["responses"]?["406"] != nil
-                for accept in [MediaType.layerJSON, nil] {
-                    let response = try await api.auth.client.request(httpMethod, path, accept: accept)
-                    #expect(response.errorID != "invalid_endpoint", "\(method) \(path) is not routed")
-                    let problems = api.document.problems(response, method, path)
-                    #expect(problems.isEmpty, "\(method) \(path) → \(response.status): \(problems)")
-                    if accept == nil {
-                        #expect((response.status == 406) == documents406, "\(method) \(path) without Accept → \(response.status)")
-                    }
-                }
-            }
+            try await api.callEveryOperation()
         }
     }
 
@@ -150,16 +90,11 @@ import X509
 
             // What the router does not serve is not in the document either, and errs in its shape:
             // 405 with `Allow` for a path served with other methods, 404 for one not served at all.
-            for (method, path, status) in [
-                (HTTPMethod.GET, "/nonce", 404), (.GET, "/nonces", 405), (.PUT, "/sessions/current", 405),
+            try await api.expectUnserved([
+                (.GET, "/nonce", 404), (.GET, "/nonces", 405), (.PUT, "/sessions/current", 405),
                 (.POST, "/internal/v1/nonces/x", 404),
-            ] {
-                let response = try await auth.client.request(method, path)
-                #expect(response.status == status, "\(method.rawValue) \(path)")
-                #expect(response.errorID == (status == 405 ? "method_not_allowed" : "invalid_endpoint"))
+            ]) { status, response in
                 #expect((response.headers.first(name: "Allow") != nil) == (status == 405))
-                #expect(api.document.operation(method.rawValue, path) == nil, "\(method.rawValue) \(path) is documented")
-                #expect(api.document.validate(response.json ?? nil, ["$ref": "#/components/schemas/Error"]).isEmpty)
             }
 
             let current = try await api.call(.GET, "/sessions/current", 200, headers: AuthFixture.sessionHeader(session))
@@ -268,24 +203,22 @@ import X509
             let token = try await auth.serverAPIToken()
             let bearer = [("Authorization", "Bearer \(token)")]
             let app = "/apps/\(auth.app.id.lowercased)"
-            let patch = MediaType.layerPatch
             let ttl: JSONValue = [["operation": "set", "property": "session_ttl_in_seconds", "value": 7200]]
             _ = try await auth.session(user: "quinn")
 
-            try await api.call(.PATCH, app, 202, headers: bearer, json: ttl, contentType: patch)
+            try await api.patch(app, 202, headers: bearer, json: ttl)
             try await api.call(
-                .POST, app, 202, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: ttl, contentType: patch,
+                .POST, app, 202, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: ttl, contentType: MediaType.layerPatch,
                 documentedAs: "PATCH")
-            try await api.call(.PATCH, app, 401, json: ttl, contentType: patch)
-            try await api.call(.PATCH, app, 401, headers: [("Authorization", "Bearer \(token)x")],
-                               json: ttl, contentType: patch)
+            try await api.patch(app, 401, json: ttl)
+            try await api.patch(app, 401, headers: [("Authorization", "Bearer \(token)x")], json: ttl)
             #expect(try await api.call(.PATCH, app, 406, headers: bearer, json: ttl).json?["data"]?["header"] == "Content-Type")
-            try await api.call(.PATCH, app, 406, headers: bearer, json: ttl, contentType: patch, accept: nil)
+            try await api.patch(app, 406, headers: bearer, json: ttl, accept: nil)
             let unknown: JSONValue = [["operation": "set", "property": "colour", "value": "red"]]
-            try await api.call(.PATCH, app, 422, headers: bearer, json: unknown, contentType: patch)
-            try await api.call(.PATCH, app, 422, headers: bearer, json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 1]], contentType: patch)
-            try await api.call(.PATCH, app, 400, headers: bearer, json: ["operation": "set"], contentType: patch)
-            try await api.call(.PATCH, "/apps/not-an-app", 404, headers: bearer, json: ttl, contentType: patch)
+            try await api.patch(app, 422, headers: bearer, json: unknown)
+            try await api.patch(app, 422, headers: bearer, json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 1]])
+            try await api.patch(app, 400, headers: bearer, json: ["operation": "set"])
+            try await api.patch("/apps/not-an-app", 404, headers: bearer, json: ttl)
 
             let user = try await api.call(.GET, "\(app)/users/quinn", 200, headers: bearer)
             #expect(user.json?["identity"]?["id"] == "layer:///identities/quinn")
@@ -294,14 +227,12 @@ import X509
             try await api.call(.GET, "\(app)/users/quinn", 401)
 
             let suspend: JSONValue = [["operation": "set", "property": "suspended", "value": true]]
-            try await api.call(.PATCH, "\(app)/users/quinn", 202, headers: bearer, json: suspend, contentType: patch)
+            try await api.patch("\(app)/users/quinn", 202, headers: bearer, json: suspend)
             let refused = try await auth.createSession(token: try await auth.identityToken(user: "quinn"))
             api.check(refused, "POST", "/sessions", 403)
             #expect(refused.errorID == "user_suspended")
-            try await api.call(.PATCH, "\(app)/users/quinn", 422, headers: bearer,
-                               json: [["operation": "set", "property": "suspended", "value": "yes"]], contentType: patch)
-            try await api.call(.PATCH, "\(app)/users/quinn", 202, headers: bearer,
-                               json: [["operation": "set", "property": "suspended", "value": false]], contentType: patch)
+            try await api.patch("\(app)/users/quinn", 422, headers: bearer, json: [["operation": "set", "property": "suspended", "value": "yes"]])
+            try await api.patch("\(app)/users/quinn", 202, headers: bearer, json: [["operation": "set", "property": "suspended", "value": false]])
 
             try await api.call(.POST, "\(app)/users/quinn/challenge", 204, headers: bearer)
             try await api.call(.POST, "\(app)/users/nobody/challenge", 404, headers: bearer)

@@ -147,7 +147,7 @@ import Testing
                 expectError(response, 401, "authentication_required", code: 4)
                 #expect(response.headers.first(name: "WWW-Authenticate")?.hasPrefix("Bearer") == true)
             }
-            #expect(try await count("SELECT count(*) FROM auth.apps WHERE name = 'intruder'", auth) == 0)
+            #expect(try await auth.count("SELECT count(*) FROM auth.apps WHERE name = 'intruder'") == 0)
         }
     }
 
@@ -162,7 +162,7 @@ import Testing
             }
             let noName = try await auth.client.request(.POST, "/admin/apps", headers: auth.operatorHeaders, json: [:])
             expectError(noName, 422, "missing_property", code: 104, property: "name")
-            #expect(try await count("SELECT count(*) FROM auth.apps WHERE btrim(name) = '' OR length(name) > 128", auth) == 0)
+            #expect(try await auth.count("SELECT count(*) FROM auth.apps WHERE btrim(name) = '' OR length(name) > 128") == 0)
 
             let keys = "/admin/apps/\(app)/providers/\(auth.app.providerID.split(separator: "/").last!)/keys"
             let ecKey = P256.Signing.PrivateKey().publicKey.pemRepresentation
@@ -170,7 +170,7 @@ import Testing
                 let response = try await auth.client.request(.POST, keys, headers: auth.operatorHeaders, json: ["public_key": pem])
                 expectError(response, 422, "invalid_property", code: 105, property: "public_key")
             }
-            #expect(try await count("SELECT count(*) FROM auth.keys WHERE app_id = \(auth.app.id)", auth) == 1)
+            #expect(try await auth.count("SELECT count(*) FROM auth.keys WHERE app_id = \(auth.app.id)") == 1)
 
             for ttl: JSONValue in [5, 29, 31_536_001, -1] {
                 let response = try await auth.client.request(
@@ -186,7 +186,7 @@ import Testing
 
     @Test func serverAPINeedsALiveTokenOfThisApp() async throws {
         try await AuthFixture.run { auth in
-            let other = try await AuthFixture.registerApp(client: auth.client, operatorToken: auth.operatorToken, keyIndex: 1)
+            let other = try await auth.registerApp(keyIndex: 1)
             let mint = try await auth.client.request(.POST, "/admin/apps/\(auth.app.id.lowercased)/tokens", headers: auth.operatorHeaders)
             let revoked = try #require(mint.json?["token"]?.stringValue)
             let tokenID = try #require(mint.json?["id"]?.stringValue)
@@ -314,17 +314,10 @@ import Testing
     }
 
     private func sessionTTL(_ auth: AuthFixture) async throws -> Int {
-        try await count("SELECT session_ttl_seconds::bigint FROM auth.apps WHERE id = \(auth.app.id)", auth)
+        try await auth.count("SELECT session_ttl_seconds::bigint FROM auth.apps WHERE id = \(auth.app.id)")
     }
 
     private func sessionCount(_ auth: AuthFixture) async throws -> Int {
-        try await count("SELECT count(*) FROM auth.sessions WHERE app_id = \(auth.app.id)", auth)
-    }
-
-    /// The single integer a query answers.
-    private func count(_ query: PostgresQuery, _ auth: AuthFixture) async throws -> Int {
-        let rows = try await auth.server.postgres.query(query, logger: .test)
-        for try await value in rows.decode(Int.self) { return value }
-        throw FixtureError("no row for \(query.sql)")
+        try await auth.count("SELECT count(*) FROM auth.sessions WHERE app_id = \(auth.app.id)")
     }
 }

@@ -127,22 +127,18 @@ import Testing
 
         // A token signed with that key, via `layer token` with explicit key options, opens a session.
         let client = TestClient(baseURL: info.base_url)
-        let nonce = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
-        let token = try await layer([
-            "token", "--user", "zoe", "--nonce", nonce, "--key", keyFile.path, "--kid", String(kid), "--iss", String(iss),
-        ])
-        #expect(
-            try await client.request(.POST, "/sessions", json: ["identity_token": .string(token), "app_id": .string(app)])
-                .status == 201)
+        func signInWithTheKey() async throws -> TestResponse {
+            let nonce = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
+            let token = try await layer([
+                "token", "--user", "zoe", "--nonce", nonce, "--key", keyFile.path, "--kid", String(kid), "--iss", String(iss),
+            ])
+            return try await client.request(.POST, "/sessions", json: ["identity_token": .string(token), "app_id": .string(app)])
+        }
+        #expect(try await signInWithTheKey().status == 201)
 
         // Disabled, its tokens are refused.
         _ = try await layer(["admin", "disable-key", "--app", app, "--provider", String(iss), "--key", String(kid)] + common)
-        let nonce2 = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
-        let refused = try await layer([
-            "token", "--user", "zoe", "--nonce", nonce2, "--key", keyFile.path, "--kid", String(kid), "--iss", String(iss),
-        ])
-        let answer = try await client.request(.POST, "/sessions", json: ["identity_token": .string(refused), "app_id": .string(app)])
-        #expect(answer.errorReason == "eit_key_disabled")
+        #expect(try await signInWithTheKey().errorReason == "eit_key_disabled")
 
         // A Server API token works on the Server API until revoked.
         let minted = try await layer(["admin", "create-token", "--app", app] + common)
@@ -156,12 +152,7 @@ import Testing
 
         // Deleted, the key's tokens are refused for that reason.
         _ = try await layer(["admin", "delete-key", "--app", app, "--provider", String(iss), "--key", String(kid)] + common)
-        let nonce3 = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
-        let deleted = try await layer([
-            "token", "--user", "zoe", "--nonce", nonce3, "--key", keyFile.path, "--kid", String(kid), "--iss", String(iss),
-        ])
-        let gone = try await client.request(.POST, "/sessions", json: ["identity_token": .string(deleted), "app_id": .string(app)])
-        #expect(gone.errorReason == "eit_key_deleted")
+        #expect(try await signInWithTheKey().errorReason == "eit_key_deleted")
 
         // A device certificate revoked from the command line is revoked (a second revocation finds nothing).
         let certified = try await client.request(.POST, "/certificates", json: ["csr": .string(try TestDevice().csrPEM())])

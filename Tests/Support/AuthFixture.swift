@@ -89,6 +89,11 @@ public struct AuthFixture: Sendable {
             signer: IdentityTokenSigner(privateKey: privateKey, keyID: keyURI, providerID: providerURI))
     }
 
+    /// Registers another app, with `TestKeys.key(keyIndex)` as its key.
+    public func registerApp(keyIndex: Int) async throws -> TestApp {
+        try await Self.registerApp(client: client, operatorToken: operatorToken, keyIndex: keyIndex)
+    }
+
     public var operatorHeaders: [(String, String)] { [("Authorization", "Bearer \(operatorToken)")] }
 
     public func nonce() async throws -> String {
@@ -111,8 +116,8 @@ public struct AuthFixture: Sendable {
     }
 
     /// A session token for `user`, through the whole nonce → identity token → session flow.
-    public func session(user: String, app: TestApp? = nil) async throws -> String {
-        let response = try await createSession(token: try await identityToken(user: user, app: app), app: app)
+    public func session(user: String, app: TestApp? = nil, claims: [String: JSONValue] = [:]) async throws -> String {
+        let response = try await createSession(token: try await identityToken(user: user, app: app, claims: claims), app: app)
         guard response.status == 201, let token = response.json?["session_token"]?.stringValue else {
             throw FixtureError("POST /sessions answered \(response.status): \(response.text)")
         }

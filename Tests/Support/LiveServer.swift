@@ -124,7 +124,12 @@ public struct TestClient: Sendable {
             request.body = .bytes(body)
         }
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-        let response = try await http.execute(request, timeout: .seconds(30))
+        return try await send(request)
+    }
+
+    /// Sends a request made by hand, for what `request` does not cover (a streamed body, say).
+    public func send(_ request: HTTPClientRequest, timeout: TimeAmount = .seconds(30)) async throws -> TestResponse {
+        let response = try await http.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
         return TestResponse(status: Int(response.status.code), headers: response.headers, body: bytes)
     }
@@ -155,3 +160,6 @@ extension JSONValue {
         return nil
     }
 }
+
+/// The uuid part of a `layer:///…/<uuid>` id.
+public func bareUUID(_ id: String) -> String { String(id.split(separator: "/").last ?? "") }

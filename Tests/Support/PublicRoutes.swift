@@ -2,6 +2,7 @@ import Hummingbird
 import LayerModels
 import LayerServer
 import PostgresNIO
+import Testing
 
 /// The public routes of a process that hosts `services`, as `method /path/{parameter}`: the
 /// operational routes and every service's own, without the internal API, which no document
@@ -22,6 +23,25 @@ extension OpenAPIDocument {
     /// Every operation as `method /path/{parameter}`, to compare with `publicRoutes(of:postgres:)`.
     public var operationNames: Set<String> {
         Set(operations.map { "\($0.method) \($0.path)" })
+    }
+
+    /// The document describes exactly `routes` (as `publicRoutes(of:postgres:)` gives them).
+    public func expectDescribes(exactly routes: Set<String>, sourceLocation: SourceLocation = #_sourceLocation) {
+        let documented = operationNames
+        #expect(
+            routes.subtracting(documented).isEmpty, "served but not documented: \(routes.subtracting(documented).sorted())",
+            sourceLocation: sourceLocation)
+        #expect(
+            documented.subtracting(routes).isEmpty, "documented but not served: \(documented.subtracting(routes).sorted())",
+            sourceLocation: sourceLocation)
+    }
+
+    /// No two operations share an `operationId`; client generators name their methods after it.
+    public func expectUniqueOperationIDs(sourceLocation: SourceLocation = #_sourceLocation) {
+        let operationIDs = operations.map { $0.operation["operationId"]?.stringValue ?? "\($0.method) \($0.path) has no operationId" }
+        #expect(
+            Set(operationIDs).count == operationIDs.count, "operationIds repeat: \(operationIDs.sorted())",
+            sourceLocation: sourceLocation)
     }
 
     /// The `$ref`s anywhere in the document that lead nowhere.

@@ -24,8 +24,7 @@ struct AccessTests {
             #expect(post.status == 401)
 
             // A user of the same name in another app sees nothing of this app.
-            let otherApp = try await AuthFixture.registerApp(
-                client: harness.client, operatorToken: harness.fixture.operatorToken, keyIndex: 1)
+            let otherApp = try await harness.fixture.registerApp(keyIndex: 1)
             let foreign = try await harness.fixture.session(user: "alice", app: otherApp)
             let foreignAlice = UserClient(id: "alice", token: foreign, client: harness.client)
             #expect(try await foreignAlice.get("/\(path(conversation))").status == 404)

@@ -3,19 +3,14 @@ import LayerModels
 import LayerTesting
 import Testing
 
-extension ServerAPICalls {
+extension ServerClient {
     /// Sends a text announcement from a named sender and returns its id; fails unless 202.
     func announce(_ text: String, to recipients: [String], tag: String? = nil) async throws -> String {
-        let response = try await post(
-            "/announcements",
-            [
-                "recipients": .array(recipients.map { .string(LayerID.identity(userID: $0)) }), "sender": ["name": "Layerline"],
-                "parts": [["mime_type": "text/plain", "body": .string(text)]],
-            ], tag: tag)
-        guard response.status == 202, let id = response.json?["id"]?.stringValue else {
-            throw FixtureError("POST /apps/…/announcements answered \(response.status): \(response.text)")
-        }
-        return id
+        let addressed: [String: JSONValue] = [
+            "recipients": .array(recipients.map { .string(LayerID.identity(userID: $0)) }), "sender": ["name": "Layerline"],
+        ]
+        let response = try await post("/announcements", .object(addressed.merging(textMessage(text)) { $1 }), tag: tag)
+        return try createdID(response, of: "POST /apps/…/announcements", statuses: [202])
     }
 }
 
@@ -24,7 +19,7 @@ struct AnnouncementTests {
     @Test("An announcement reaches its recipients only; each reads and deletes their own copy")
     func delivery() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let alice = try await harness.user("alice")
             let bob = try await harness.user("bob")
             let carol = try await harness.user("carol")
@@ -99,7 +94,7 @@ struct AnnouncementTests {
     @Test("A user's announcements come newest first, in pages")
     func paging() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let alice = try await harness.user("alice")
             let bob = try await harness.user("bob")
             var sent: [String] = []
@@ -124,7 +119,7 @@ struct AnnouncementTests {
     @Test("Announcement requests are checked: recipients, sender, parts and notification")
     func validation() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             _ = try await harness.user("alice")
             let parts: JSONValue = [["mime_type": "text/plain", "body": "x"]]
             let sender: JSONValue = ["name": "Ops"]
@@ -160,7 +155,7 @@ struct AnnouncementTests {
     @Test("If-None-Match sends an announcement once, also under concurrent repeats")
     func requestTags() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let alice = try await harness.user("alice")
             let tag = UUID().uuidString
             let first = try await api.announce("Once", to: ["alice"], tag: tag)

@@ -135,9 +135,7 @@ struct ChangelogTests {
     @Test("Anchor 0 returns the latest state, one operation per object, under each policy")
     func snapshotPolicies() async throws {
         try await SyncHarness.run { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             var messages: [String] = []
             for index in 0..<6 { messages.append(try await alice.send("m\(index)", to: conversation)["id"]!.stringValue!) }
             #expect(try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "metadata.t", "value": "x"]]).status == 204)
@@ -205,9 +203,7 @@ struct SyncOperationTests {
     @Test("Queued operations are applied: messages, statuses (higher wins) and tags (union, own changelog only)")
     func applyOperations() async throws {
         try await SyncHarness.run { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let received = try await bob.send("to alice", to: conversation)["id"]!.stringValue!
             let offline = "layer:///messages/\(UUID().uuidString.lowercased())"
             let bobAnchor = try await bob.sync(anchor: 0)["anchor"]!

@@ -15,7 +15,7 @@ struct ContentTests {
         try await SyncHarness.run { harness in
             let alice = try await harness.user("alice")
             let payload = randomBytes(3 * 1024 * 1024 + 17)
-            let created = try await createContent(alice, type: "video/mp4", length: "\(payload.count)")
+            let created = try await alice.createContent(type: "video/mp4", length: "\(payload.count)")
             #expect(created.status == 201)
             let slot = try #require(created.json)
             let id = try #require(slot["id"]?.stringValue)
@@ -34,14 +34,14 @@ struct ContentTests {
             #expect(early.errorID == "not_found")
 
             // Streamed in pieces of unknown total length, without an Accept header.
-            let uploaded = try await put(harness, uploadURL, payload, streamed: true)
+            let uploaded = try await harness.client.upload(to: uploadURL, payload, streamed: true)
             #expect(uploaded.status == 200)
             #expect(uploaded.json?["id"]?.stringValue == id)
             #expect(uploaded.json?["size"]?.intValue == payload.count)
             #expect(uploaded.json?["upload_url"] == .null)
             let firstLink = try #require(uploaded.json?["download_url"]?.stringValue)
 
-            let stored = try await storedChunks(harness, uuid)
+            let stored = try await harness.storedChunks(uuid)
             #expect(stored.count == (payload.count + ContentRepository.contentChunkSize - 1) / ContentRepository.contentChunkSize)
             #expect(stored.largest == ContentRepository.contentChunkSize)
             #expect(stored.total == payload.count)
@@ -59,7 +59,7 @@ struct ContentTests {
             #expect(head.body.readableBytes == 0)
 
             for url in [link, firstLink] {
-                let download = try await get(harness, url)
+                let download = try await harness.client.download(url)
                 #expect(download.status == 200)
                 #expect(download.headers.first(name: "Content-Type") == "video/mp4")
                 #expect(download.headers.first(name: "Content-Length") == "\(payload.count)")
@@ -76,7 +76,7 @@ struct ContentTests {
             let bob = try await harness.user("bob")
             let carol = try await harness.user("carol")
             let payload = randomBytes(40_000)
-            let content = try await uploadContent(harness, alice, payload, type: "image/png")
+            let content = try await alice.uploadContent(payload, type: "image/png")
             let conversation = try await alice.conversation(with: ["bob"])
 
             let wrongSize = try await alice.post(
@@ -106,7 +106,7 @@ struct ContentTests {
             #expect(part["content"]?["id"]?.stringValue == content)
             #expect(part["content"]?["expiration"]?.stringValue != nil)
             let link = try #require(part["content"]?["download_url"]?.stringValue)
-            let download = try await get(harness, link)
+            let download = try await harness.client.download(link)
             #expect(download.status == 200)
             #expect(download.headers.first(name: "Content-Type") == "image/png")
             #expect(Array(buffer: download.body) == payload)
@@ -131,7 +131,7 @@ struct ContentTests {
         try await SyncHarness.run { harness in
             let alice = try await harness.user("alice")
             let payload = randomBytes(5000)
-            let slot = try #require(try await createContent(alice, type: "application/pdf", length: "5000").json)
+            let slot = try #require(try await alice.createContent(type: "application/pdf", length: "5000").json)
             let uploadURL = try #require(slot["upload_url"]?.stringValue)
             let uuid = try #require(slot["id"]?.stringValue.flatMap { LayerID(parsing: $0, as: .content)?.uuid })
 
@@ -140,37 +140,37 @@ struct ContentTests {
             let validDownload = links.url(.download, content: uuid, urls: urls).url
             let expiredUpload = links.url(.upload, content: uuid, urls: urls, now: Date().addingTimeInterval(-7200)).url
             for refused in [
-                try await put(harness, expiredUpload, payload),
-                try await put(harness, tampered(uploadURL), payload),
-                try await put(harness, validDownload.replacingOccurrences(of: "/download?", with: "/upload?"), payload),
-                try await put(harness, String(uploadURL.prefix { $0 != "?" }), payload),
+                try await harness.client.upload(to: expiredUpload, payload),
+                try await harness.client.upload(to: tampered(uploadURL), payload),
+                try await harness.client.upload(to: validDownload.replacingOccurrences(of: "/download?", with: "/upload?"), payload),
+                try await harness.client.upload(to: String(uploadURL.prefix { $0 != "?" }), payload),
             ] {
                 #expect(refused.status == 403)
                 #expect(refused.errorID == "access_denied")
             }
-            #expect(try await storedChunks(harness, uuid).count == 0)
+            #expect(try await harness.storedChunks(uuid).count == 0)
 
-            let uploaded = try await put(harness, uploadURL, payload)
+            let uploaded = try await harness.client.upload(to: uploadURL, payload)
             #expect(uploaded.status == 200)
             let link = try #require(uploaded.json?["download_url"]?.stringValue)
-            #expect(try await get(harness, link).status == 200)
+            #expect(try await harness.client.download(link).status == 200)
 
-            let other = try await uploadContent(harness, alice, randomBytes(10), type: "text/plain")
+            let other = try await alice.uploadContent(randomBytes(10), type: "text/plain")
             let otherUUID = try #require(LayerID(parsing: other, as: .content)?.uuid)
             let expiredDownload = links.url(.download, content: uuid, urls: urls, now: Date().addingTimeInterval(-3601)).url
             for refused in [
-                try await get(harness, expiredDownload),
-                try await get(harness, tampered(link)),
-                try await get(harness, link.replacingOccurrences(of: uuid.lowercased, with: otherUUID.lowercased)),
-                try await get(harness, uploadURL.replacingOccurrences(of: "/upload?", with: "/download?")),
-                try await get(harness, link.replacingOccurrences(of: "expires=", with: "expires=1")),
+                try await harness.client.download(expiredDownload),
+                try await harness.client.download(tampered(link)),
+                try await harness.client.download(link.replacingOccurrences(of: uuid.lowercased, with: otherUUID.lowercased)),
+                try await harness.client.download(uploadURL.replacingOccurrences(of: "/upload?", with: "/download?")),
+                try await harness.client.download(link.replacingOccurrences(of: "expires=", with: "expires=1")),
             ] {
                 #expect(refused.status == 403)
                 #expect(refused.errorID == "access_denied")
                 #expect(refused.body.readableBytes < 1000)
             }
             let fresh = links.url(.download, content: uuid, urls: urls).url
-            #expect(Array(buffer: try await get(harness, fresh).body) == payload)
+            #expect(Array(buffer: try await harness.client.download(fresh).body) == payload)
         }
     }
 
@@ -179,7 +179,7 @@ struct ContentTests {
         try await SyncHarness.run { harness in
             let alice = try await harness.user("alice")
             let declared = 600_000
-            let slot = try #require(try await createContent(alice, type: "audio/ogg", length: "\(declared)").json)
+            let slot = try #require(try await alice.createContent(type: "audio/ogg", length: "\(declared)").json)
             let uploadURL = try #require(slot["upload_url"]?.stringValue)
             let uuid = try #require(slot["id"]?.stringValue.flatMap { LayerID(parsing: $0, as: .content)?.uuid })
 
@@ -188,25 +188,25 @@ struct ContentTests {
                 (declared + 1, true, 413, "request_too_large"), (declared + 1, false, 413, "request_too_large"),
                 (0, true, 422, "invalid_property"),
             ] {
-                let answer = try await put(harness, uploadURL, randomBytes(size), streamed: streamed)
+                let answer = try await harness.client.upload(to: uploadURL, randomBytes(size), streamed: streamed)
                 #expect(answer.status == status, "\(size) bytes, streamed: \(streamed)")
                 #expect(answer.errorID == errorID)
                 #expect(answer.errorProperty == "Upload-Content-Length")
-                let stored = try await storedChunks(harness, uuid)
+                let stored = try await harness.storedChunks(uuid)
                 #expect(stored.count == 0)
                 #expect(stored.uploaded == false)
                 #expect(try await alice.get("/content/\(uuid.lowercased)").status == 404)
             }
 
             let payload = randomBytes(declared)
-            let uploaded = try await put(harness, uploadURL, payload)
+            let uploaded = try await harness.client.upload(to: uploadURL, payload)
             #expect(uploaded.status == 200)
-            let again = try await put(harness, uploadURL, randomBytes(declared), streamed: true)
+            let again = try await harness.client.upload(to: uploadURL, randomBytes(declared), streamed: true)
             #expect(again.status == 422)
             #expect(again.errorID == "invalid_operation")
             let link = try #require(try await alice.get("/content/\(uuid.lowercased)").json?["download_url"]?.stringValue)
-            #expect(Array(buffer: try await get(harness, link).body) == payload)
-            #expect(try await storedChunks(harness, uuid).total == declared)
+            #expect(Array(buffer: try await harness.client.download(link).body) == payload)
+            #expect(try await harness.storedChunks(uuid).total == declared)
         }
     }
 
@@ -214,16 +214,16 @@ struct ContentTests {
     func concurrentUploads() async throws {
         try await SyncHarness.run { harness in
             let alice = try await harness.user("alice")
-            let slot = try #require(try await createContent(alice, type: "image/jpeg", length: "300000").json)
+            let slot = try #require(try await alice.createContent(type: "image/jpeg", length: "300000").json)
             let uploadURL = try #require(slot["upload_url"]?.stringValue)
             let uuid = try #require(slot["id"]?.stringValue.flatMap { LayerID(parsing: $0, as: .content)?.uuid })
             let first = randomBytes(300_000)
             let second = randomBytes(300_000)
             let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
-            async let slow = put(harness, uploadURL, body: .stream(stream, length: .unknown))
+            async let slow = harness.client.upload(to: uploadURL, body: .stream(stream, length: .unknown))
             continuation.yield(ByteBuffer(bytes: first[..<1000]))
             try await Task.sleep(for: .milliseconds(300))
-            let fast = try await put(harness, uploadURL, second)
+            let fast = try await harness.client.upload(to: uploadURL, second)
             continuation.yield(ByteBuffer(bytes: first[1000...]))
             continuation.finish()
             let answers = [try await slow, fast]
@@ -231,7 +231,7 @@ struct ContentTests {
             #expect(answers.first { $0.status == 422 }?.errorID == "invalid_operation")
             let winner = answers[0].status == 200 ? first : second
             let link = try #require(try await alice.get("/content/\(uuid.lowercased)").json?["download_url"]?.stringValue)
-            #expect(Array(buffer: try await get(harness, link).body) == winner)
+            #expect(Array(buffer: try await harness.client.download(link).body) == winner)
         }
     }
 
@@ -239,14 +239,14 @@ struct ContentTests {
     func sizeLimit() async throws {
         try await SyncHarness.run(settings: SyncSettings(maxContentBytes: 1000)) { harness in
             let alice = try await harness.user("alice")
-            let over = try await createContent(alice, type: "image/png", length: "1001")
+            let over = try await alice.createContent(type: "image/png", length: "1001")
             #expect(over.status == 413)
             #expect(over.errorID == "request_too_large")
             #expect(over.errorProperty == "Upload-Content-Length")
-            let huge = try await createContent(alice, type: "image/png", length: "99999999999999999999")
+            let huge = try await alice.createContent(type: "image/png", length: "99999999999999999999")
             #expect(huge.status == 413)
             #expect(huge.errorProperty == "Upload-Content-Length")
-            let limit = try await createContent(alice, type: "image/png", length: "1000")
+            let limit = try await alice.createContent(type: "image/png", length: "1000")
             #expect(limit.status == 201)
         }
     }
@@ -255,31 +255,31 @@ struct ContentTests {
     func headers() async throws {
         try await SyncHarness.run { harness in
             let alice = try await harness.user("alice")
-            let noType = try await createContent(alice, type: nil, length: "10")
+            let noType = try await alice.createContent(type: nil, length: "10")
             #expect(noType.status == 422)
             #expect(noType.errorID == "missing_property")
             #expect(noType.errorProperty == "Upload-Content-Type")
-            let noLength = try await createContent(alice, type: "text/plain", length: nil)
+            let noLength = try await alice.createContent(type: "text/plain", length: nil)
             #expect(noLength.status == 422)
             #expect(noLength.errorID == "missing_property")
             #expect(noLength.errorProperty == "Upload-Content-Length")
             for type in ["image", "image/", "/png", "ima ge/png"] {
-                let answer = try await createContent(alice, type: type, length: "10")
+                let answer = try await alice.createContent(type: type, length: "10")
                 #expect(answer.status == 422, "\(type)")
                 #expect(answer.errorID == "invalid_property")
                 #expect(answer.errorProperty == "Upload-Content-Type")
             }
             for length in ["0", "000", "-5", "abc", "1.5", "+10", "١٠"] {
-                let answer = try await createContent(alice, type: "text/plain", length: length)
+                let answer = try await alice.createContent(type: "text/plain", length: length)
                 #expect(answer.status == 422, "\(length)")
                 #expect(answer.errorID == "invalid_property")
                 #expect(answer.errorProperty == "Upload-Content-Length")
             }
-            let badOrigin = try await createContent(alice, type: "text/plain", length: "10", origin: "not an origin")
+            let badOrigin = try await alice.createContent(type: "text/plain", length: "10", origin: "not an origin")
             #expect(badOrigin.status == 422)
             #expect(badOrigin.errorProperty == "Upload-Origin")
-            let withOrigin = try await createContent(
-                alice, type: "text/plain; charset=utf-8", length: "10", origin: "https://chat.example.com")
+            let withOrigin = try await alice.createContent(
+                type: "text/plain; charset=utf-8", length: "10", origin: "https://chat.example.com")
             #expect(withOrigin.status == 201)
 
             let anonymous = try await harness.client.request(
@@ -291,11 +291,9 @@ struct ContentTests {
     @Test("A content part must name uploaded content of the sender")
     func contentReferences() async throws {
         try await SyncHarness.run { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
-            let bobs = try await uploadContent(harness, bob, randomBytes(3000), type: "image/png")
-            let pending = try #require(try await createContent(alice, type: "image/png", length: "3000").json?["id"]?.stringValue)
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
+            let bobs = try await bob.uploadContent(randomBytes(3000), type: "image/png")
+            let pending = try #require(try await alice.createContent(type: "image/png", length: "3000").json?["id"]?.stringValue)
             let unknown = LayerID(.content, UUID()).uri
             for (content, property) in [
                 (bobs, "parts.0.content.id"), (pending, "parts.0.content.id"), (unknown, "parts.0.content.id"),
@@ -318,107 +316,4 @@ struct ContentTests {
             #expect(own.json?["parts"]?.arrayValue?.first?["content"]?["size"]?.intValue == 3000)
         }
     }
-}
-
-// MARK: - Helpers
-
-/// `POST /content` as `user`, with the upload headers that are not nil.
-private func createContent(
-    _ user: UserClient, type: String?, length: String?, origin: String? = nil
-) async throws -> TestResponse {
-    var headers = user.auth
-    if let type { headers.append(("Upload-Content-Type", type)) }
-    if let length { headers.append(("Upload-Content-Length", length)) }
-    if let origin { headers.append(("Upload-Origin", origin)) }
-    return try await user.client.request(.POST, "/content", headers: headers)
-}
-
-/// Creates and uploads content as `user`; returns its id, failing the test unless both work.
-private func uploadContent(_ harness: SyncHarness, _ user: UserClient, _ bytes: [UInt8], type: String) async throws -> String {
-    let slot = try await createContent(user, type: type, length: "\(bytes.count)")
-    guard slot.status == 201, let id = slot.json?["id"]?.stringValue, let url = slot.json?["upload_url"]?.stringValue else {
-        throw FixtureError("POST /content answered \(slot.status): \(slot.text)")
-    }
-    let uploaded = try await put(harness, url, bytes)
-    guard uploaded.status == 200 else { throw FixtureError("the upload answered \(uploaded.status): \(uploaded.text)") }
-    return id
-}
-
-/// `PUT` of `bytes` to a signed URL, with a Content-Length or, `streamed`, in 64 KB pieces of
-/// unannounced total length.
-private func put(_ harness: SyncHarness, _ url: String, _ bytes: [UInt8], streamed: Bool = false) async throws -> Upload {
-    guard streamed else { return try await put(harness, url, body: .bytes(ByteBuffer(bytes: bytes))) }
-    let pieces = stride(from: 0, to: bytes.count, by: 64 * 1024).map { start in
-        ByteBuffer(bytes: bytes[start..<min(start + 64 * 1024, bytes.count)])
-    }
-    let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
-    for piece in pieces { continuation.yield(piece) }
-    continuation.finish()
-    return try await put(harness, url, body: .stream(stream, length: .unknown))
-}
-
-private func put(_ harness: SyncHarness, _ url: String, body: HTTPClientRequest.Body) async throws -> Upload {
-    var request = HTTPClientRequest(url: harness.client.baseURL + relative(url))
-    request.method = .PUT
-    request.headers.add(name: "Content-Type", value: "application/octet-stream")
-    request.body = body
-    let response = try await harness.client.http.execute(request, timeout: .seconds(60))
-    let bytes = try await response.body.collect(upTo: 1024 * 1024)
-    return Upload(status: Int(response.status.code), body: bytes)
-}
-
-/// The answer to an upload.
-private struct Upload: Sendable {
-    let status: Int
-    let body: ByteBuffer
-
-    var json: JSONValue? { try? LayerJSONDecoder.make().decode(JSONValue.self, from: body) }
-    var text: String { String(buffer: body) }
-    var errorID: String? { json?["id"]?.stringValue }
-    var errorProperty: String? { json?["data"]?["property"]?.stringValue }
-}
-
-/// `GET` of a signed URL, as a browser would: no session and no Layer `Accept` header.
-private func get(_ harness: SyncHarness, _ url: String) async throws -> TestResponse {
-    try await harness.client.request(.GET, relative(url), accept: nil)
-}
-
-/// The path and query of an absolute URL.
-private func relative(_ url: String) -> String {
-    guard let components = URLComponents(string: url) else { return url }
-    return components.percentEncodedPath + (components.percentEncodedQuery.map { "?\($0)" } ?? "")
-}
-
-/// `url` with one character of its signature changed.
-private func tampered(_ url: String) -> String {
-    guard let range = url.range(of: "signature=") else { return url }
-    var text = url
-    let index = range.upperBound
-    text.replaceSubrange(index...index, with: text[index] == "A" ? "B" : "A")
-    return text
-}
-
-private func randomBytes(_ count: Int) -> [UInt8] {
-    var generator = SystemRandomNumberGenerator()
-    var bytes = [UInt8]()
-    bytes.reserveCapacity(count + 8)
-    while bytes.count < count {
-        withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
-    }
-    return Array(bytes.prefix(count))
-}
-
-/// What the database holds of a content: its chunk rows and whether it counts as uploaded.
-private func storedChunks(_ harness: SyncHarness, _ id: UUID) async throws -> (count: Int, largest: Int, total: Int, uploaded: Bool) {
-    let rows = try await harness.fixture.server.postgres.query(
-        """
-        SELECT count(k.ordinal), coalesce(max(length(k.data)), 0), coalesce(sum(length(k.data)), 0),
-            bool_or(c.uploaded_at IS NOT NULL)
-        FROM sync.content c LEFT JOIN sync.content_chunks k ON k.content_id = c.id
-        WHERE c.id = \(id)
-        """)
-    for try await (count, largest, total, uploaded) in rows.decode((Int64, Int32, Int64, Bool?).self) {
-        return (Int(count), Int(largest), Int(total), uploaded ?? false)
-    }
-    return (0, 0, 0, false)
 }

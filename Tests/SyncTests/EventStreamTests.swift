@@ -59,9 +59,7 @@ struct EventStreamTests {
     @Test("GET /events is a text/event-stream where each change is an event: id = its seq, event = its type, data = the operation POST /sync gives")
     func eventsMirrorTheChangelog() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let start = try await lastSeq(bob)
             let stream = try await harness.events(bob)
             #expect(stream.status == 200)
@@ -124,9 +122,7 @@ struct EventStreamTests {
     @Test("A session in Authorization opens the stream as well as ?session_token= does, whatever curl accepts")
     func authorizationHeader() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let stream = try await TestEventStream.connect(
                 url: "\(harness.fixture.server.baseURL)/events",
                 headers: ["Authorization": "Layer session-token=\"\(bob.token)\"", "Accept": "*/*"])
@@ -172,9 +168,7 @@ struct EventStreamTests {
         arguments: ["Last-Event-ID", "anchor"])
     func resume(how: String) async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let first = try await harness.events(bob)
             let before = try await send(["one", "two"], as: alice, to: conversation)
             let seen = try await first.changes(2)
@@ -241,9 +235,7 @@ struct EventStreamTests {
     @Test("A bad Last-Event-ID or anchor is refused with the API's error, and a valid stream is unaffected")
     func badResumePoints() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let valid = try await harness.events(bob)
             #expect(valid.status == 200)
             let last = try await lastSeq(bob)

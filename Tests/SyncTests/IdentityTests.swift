@@ -8,7 +8,7 @@ struct IdentityTests {
     @Test("An identity is created, read, replaced, patched and deleted")
     func lifecycle() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let created = try await api.post(
                 "/users/dora/identity",
                 [
@@ -85,7 +85,7 @@ struct IdentityTests {
             let tooLong = try await api.patch(
                 "/users/dora/identity", [["operation": "set", "property": "phone_number", "value": .string(String(repeating: "1", count: 33))]])
             #expect(tooLong.errorProperty == "phone_number")
-            let wrongType = try await api.server.request(.PATCH, "/users/dora/identity", [["operation": "set", "property": "last_name", "value": "x"]])
+            let wrongType = try await api.request(.PATCH, "/users/dora/identity", [["operation": "set", "property": "last_name", "value": "x"]])
             #expect(wrongType.status == 406)
 
             #expect(try await api.delete("/users/dora/identity").status == 204)
@@ -106,7 +106,7 @@ struct IdentityTests {
     @Test("Invalid identity fields are refused with the field named, and nothing is stored")
     func validation() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             func long(_ count: Int) -> JSONValue { .string(String(repeating: "a", count: count)) }
             let cases: [(body: JSONValue, id: String, property: String)] = [
                 (["first_name": "Ann"], "missing_property", "display_name"),
@@ -151,7 +151,7 @@ struct IdentityTests {
     @Test("Identities set by the backend show in conversations and to other participants")
     func identityInConversations() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             #expect(try await api.post("/users/erin/identity", ["display_name": "Erin", "avatar_url": "https://e.example/a.png"]).status == 201)
             let alice = try await harness.user("alice")
             let id = try await alice.conversation(with: ["erin"])
@@ -177,7 +177,7 @@ struct IdentityTests {
     @Test("Blocks are listed, added and lifted; a blocker no longer sees the blocked user's messages")
     func blocks() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let alice = try await harness.user("alice")
             let bob = try await harness.user("bob")
             #expect(try await api.post("/users/mallory/identity", ["display_name": "Mallory"]).status == 201)
@@ -225,7 +225,7 @@ struct IdentityTests {
     @Test("Requests on behalf of a user who does not exist are 404")
     func unknownUsers() async throws {
         try await SyncHarness.run { harness in
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let id = try await api.conversation(["alice"])
             let message = try await api.send("Hi", to: id, sender: senderIdentity("alice"))
             let responses = [

@@ -8,9 +8,7 @@ struct MessageTests {
     @Test("A message is sent with parts of any MIME type, listed newest first and fetched")
     func sendListGet() async throws {
         try await SyncHarness.run { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let id = try await alice.conversation(with: ["bob"])
+            let (alice, bob, id) = try await harness.aliceAndBobInAConversation()
             let binary = Data((0..<200).map { UInt8($0) }).base64EncodedString()
             let response = try await alice.post(
                 "/\(path(id))/messages",
@@ -120,9 +118,7 @@ struct MessageTests {
     @Test("Deletion for all participants by the sender, or from one user's devices")
     func deletion() async throws {
         try await SyncHarness.run { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let id = try await alice.conversation(with: ["bob"])
+            let (alice, bob, id) = try await harness.aliceAndBobInAConversation()
             let first = try await alice.send("first", to: id)
             let second = try await alice.send("second", to: id)
             let firstPath = "/\(path(first["id"]!.stringValue!))"
@@ -182,9 +178,7 @@ struct ReceiptTests {
     @Test("mark_all_read marks everything up to a position read for the caller only")
     func markAllRead() async throws {
         try await SyncHarness.run { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let id = try await alice.conversation(with: ["bob"])
+            let (alice, bob, id) = try await harness.aliceAndBobInAConversation()
             var messages: [JSONValue] = []
             for index in 1...4 { messages.append(try await alice.send("m\(index)", to: id)) }
             #expect(try await bob.post("/\(path(id))/mark_all_read", ["position": 2]).status == 204)

@@ -19,7 +19,7 @@ import Testing
 @Suite("OpenAPI conformance of the sync service")
 struct OpenAPIConformanceTests {
     /// A client of the sync service that checks every response it gets against the document.
-    struct Checked: Sendable {
+    struct Checked: CheckedAPI {
         let harness: SyncHarness
         /// The sync service alone.
         let sync: TestClient
@@ -27,49 +27,19 @@ struct OpenAPIConformanceTests {
         let postgres: PostgresClient
         let document: OpenAPIDocument
 
+        var client: TestClient { sync }
+
         /// `name`, signed in through the auth service, making requests to the sync service.
         func user(_ name: String, claims: [String: JSONValue] = [:]) async throws -> UserClient {
             let signedIn = try await harness.user(name, claims: claims)
             return UserClient(id: signedIn.id, token: signedIn.token, client: sync)
         }
 
-        /// Sends a request, expects `status`, and checks the response (and, when it succeeded, the
-        /// JSON body sent) against the operation `documentedAs method path`.
-        @discardableResult
-        func call(
-            _ method: HTTPMethod, _ path: String, _ status: Int, as user: UserClient? = nil,
-            headers: [(String, String)] = [], json: JSONValue? = nil, body: ByteBuffer? = nil,
-            contentType: String = MediaType.json, accept: String? = MediaType.layerJSON, documentedAs: String? = nil,
-            sourceLocation: SourceLocation = #_sourceLocation
-        ) async throws -> TestResponse {
-            let headers = (user?.auth ?? []) + headers
-            let response =
-                if let json {
-                    try await sync.request(method, path, headers: headers, json: json, contentType: contentType, accept: accept)
-                } else {
-                    try await sync.request(method, path, headers: headers, body: body, contentType: contentType, accept: accept)
-                }
-            check(response, documentedAs ?? method.rawValue, path, status, sent: json, contentType: contentType,
-                  sourceLocation: sourceLocation)
-            return response
-        }
-
-        func check(
-            _ response: TestResponse, _ method: String, _ path: String, _ status: Int, sent: JSONValue? = nil,
-            contentType: String = MediaType.json, sourceLocation: SourceLocation = #_sourceLocation
-        ) {
-            #expect(response.status == status, "\(method) \(path): \(response.text)", sourceLocation: sourceLocation)
-            var problems = document.problems(response, method, path)
-            if let sent, (200..<300).contains(response.status) {
-                problems += document.requestProblems(sent, contentType: contentType, method, path)
-            }
-            #expect(problems.isEmpty, "\(method) \(path) → \(response.status): \(problems)", sourceLocation: sourceLocation)
-        }
-
-        /// Checks `value` against a schema of the document, e.g. one that `data` of an error holds.
-        func expect(_ value: JSONValue?, is schema: String, sourceLocation: SourceLocation = #_sourceLocation) {
-            let problems = document.validate(value ?? .null, ["$ref": .string("#/components/schemas/\(schema)")])
-            #expect(problems.isEmpty, "\(schema): \(problems)", sourceLocation: sourceLocation)
+        /// The app's backend: its client with a fresh token, that token's header, and the path
+        /// every Server API route of the app starts with.
+        func backend() async throws -> (server: ServerClient, bearer: [(String, String)], app: String) {
+            let server = try await harness.server()
+            return (server, server.auth, "/apps/\(server.appID)")
         }
 
         /// The path of a URL the service handed out (its host is the sync service's).
@@ -111,25 +81,10 @@ struct OpenAPIConformanceTests {
                         settings: SyncSettings(authURL: "http://127.0.0.1:1"),
                         dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres))
                 ], postgres: api.postgres)
-            let documented = document.operationNames
-            #expect(served.subtracting(documented).isEmpty, "served but not documented: \(served.subtracting(documented).sorted())")
-            #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
+            document.expectDescribes(exactly: served)
             #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
-
-            var operationIDs: [String] = []
-            for (path, method, operation) in document.operations {
-                operationIDs.append(operation["operationId"]?.stringValue ?? "\(method) \(path) has no operationId")
-                guard case .object(let responses)? = operation["responses"] else { Issue.record("\(method) \(path): no responses"); continue }
-                // A switch to the WebSocket protocol is the one answer without a request id.
-                for (status, response) in responses.map({ ($0, document.resolve($1)) }) where status != "101" {
-                    #expect(document.resolve(response["headers"]?["X-Request-Id"] ?? nil)["required"] == true, "\(method) \(path) \(status)")
-                    guard let code = Int(status), code >= 400, !(path == "/health/ready" && code == 503) else { continue }
-                    let schema = response["content"]?["application/json"]?["schema"]?["$ref"]
-                    #expect(schema == "#/components/schemas/Error" || (code == 401 && schema == "#/components/schemas/Challenge"),
-                            "\(method) \(path) \(status) has schema \(String(describing: schema))")
-                }
-            }
-            #expect(Set(operationIDs).count == operationIDs.count, "operationIds repeat: \(operationIDs.sorted())")
+            document.expectUniqueOperationIDs()
+            document.expectSharedResponseShapes()
         }
     }
 
@@ -139,43 +94,20 @@ struct OpenAPIConformanceTests {
     @Test("Every documented route is routed and answers as documented without credentials")
     func everyDocumentedRouteIsRouted() async throws {
         try await Self.withDocument { api in
-            for (template, method, operation) in api.document.operations {
-                var path = template
-                let parameters = (api.document.root["paths"]?[template]?["parameters"], operation["parameters"])
-                for case .array(let list)? in [parameters.0, parameters.1] {
-                    for parameter in list.map(api.document.resolve) where parameter["in"] == "path" {
-                        let name = parameter["name"]?.stringValue ?? "", example = parameter["example"]?.stringValue ?? ""
-                        path = path.replacingOccurrences(of: "{\(name)}", with: example)
-                    }
-                }
-                #expect(!path.contains("{"), "\(template): a path parameter without an example")
-                let httpMethod = HTTPMethod(rawValue: method.uppercased())
-                // The push routes need no Accept header; their 406 is about other headers.
-                let push = operation["tags"]?.arrayValue?.contains("push") ?? false
-                let documents406 = operation["responses"]?["406"] != nil && !push
-                for accept in [MediaType.layerJSON, nil] {
-                    let response = try await api.sync.request(httpMethod, path, accept: accept)
-                    #expect(response.errorID != "invalid_endpoint", "\(method) \(path) is not routed")
+            // The push routes need no Accept header; their 406 is about other headers.
+            try await api.callEveryOperation(
+                refusesWithoutAccept: { operation in
+                    operation["responses"]?["406"] != nil && !(operation["tags"]?.arrayValue?.contains("push") ?? false)
+                },
+                alsoExpect: { method, path, response in
                     #expect(response.status != 405, "\(method) \(path) is not served with that method")
-                    let problems = api.document.problems(response, method, path)
-                    #expect(problems.isEmpty, "\(method) \(path) → \(response.status): \(problems)")
-                    if accept == nil {
-                        #expect((response.status == 406) == documents406, "\(method) \(path) without Accept → \(response.status)")
-                    }
-                }
-            }
+                })
 
             // What the router does not serve is not in the document either, and errs in its shape.
-            for (method, path, status) in [
-                (HTTPMethod.GET, "/conversation", 404), (.PUT, "/conversations", 405), (.GET, "/sync", 405),
+            try await api.expectUnserved([
+                (.GET, "/conversation", 404), (.PUT, "/conversations", 405), (.GET, "/sync", 405),
                 (.POST, "/internal/v1/nothing", 404),
-            ] {
-                let response = try await api.sync.request(method, path)
-                #expect(response.status == status, "\(method.rawValue) \(path)")
-                #expect(response.errorID == (status == 405 ? "method_not_allowed" : "invalid_endpoint"))
-                #expect(api.document.operation(method.rawValue, path) == nil, "\(method.rawValue) \(path) is documented")
-                api.expect(response.json, is: "Error")
-            }
+            ])
         }
     }
 

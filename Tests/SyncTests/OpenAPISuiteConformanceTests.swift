@@ -23,12 +23,9 @@ struct OpenAPISuiteConformanceTests {
             let services = try server.services
             #expect(services.map(\.name) == ["auth", "sync"])
             let routes = publicRoutes(of: services, postgres: server.postgres)
-            let documented = document.operationNames
-            #expect(routes.subtracting(documented).isEmpty, "served but not documented: \(routes.subtracting(documented).sorted())")
-            #expect(documented.subtracting(routes).isEmpty, "documented but not served: \(documented.subtracting(routes).sorted())")
+            document.expectDescribes(exactly: routes)
             #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
-            let operationIDs = document.operations.map { $0.operation["operationId"]?.stringValue ?? "\($0.method) \($0.path)" }
-            #expect(Set(operationIDs).count == operationIDs.count, "operationIds repeat: \(operationIDs.sorted())")
+            document.expectUniqueOperationIDs()
 
             for service in services {
                 let own = try OpenAPIDocument(yaml: service.openAPI)

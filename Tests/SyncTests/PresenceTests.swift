@@ -79,7 +79,7 @@ struct PresenceTests {
             let bob = try await harness.user("bob")
             let stranger = try await harness.user("stranger")
             _ = try await alice.conversation(with: ["bob"])
-            let api = try await ServerAPICalls(harness)
+            let api = try await harness.server()
             let bobSocket = try await harness.socket(bob)
             let strangerSocket = try await harness.socket(stranger)
 

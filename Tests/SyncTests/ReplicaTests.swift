@@ -78,9 +78,7 @@ struct ReplicaTests {
     @Test("A message written through either replica reaches the user's sockets on both, each once and in order")
     func messagesCrossReplicas() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             try await harness.withReplica(settings: quickPush) { replica in
                 let bobOnA = try await harness.socket(bob)
                 let bobOnB = try await harness.socket(bob, on: replica)
@@ -116,9 +114,7 @@ struct ReplicaTests {
     @Test("An event stream on one replica resumes with Last-Event-ID after changes written through the other")
     func eventStreamResumesOnAnotherReplica() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             try await harness.withReplica(settings: quickPush) { replica in
                 let first = try await harness.events(bob, on: replica)
                 #expect(first.status == 200)
@@ -214,47 +210,24 @@ struct ReplicaTests {
             let wrong = try await harness.signal(.object(good), token: "not-the-token")
             #expect(wrong.status == 401)
 
-            var noUsers = good
-            noUsers["user_ids"] = []
-            let empty = try await harness.signal(.object(noUsers), token: token)
-            #expect(empty.status == 422)
-            #expect(empty.errorProperty == "user_ids")
-
-            var notObject = good
-            notObject["signal"] = "ring"
-            let scalar = try await harness.signal(.object(notObject), token: token)
-            #expect(scalar.status == 422)
-            #expect(scalar.errorProperty == "signal")
-
-            var extra = good
-            extra["priority"] = "high"
-            let unknown = try await harness.signal(.object(extra), token: token)
-            #expect(unknown.status == 422)
-            #expect(unknown.errorProperty == "priority")
-
-            var noSignal = good
-            noSignal["signal"] = nil
-            let absent = try await harness.signal(.object(noSignal), token: token)
-            #expect(absent.status == 422)
-            #expect(absent.errorProperty == "signal")
+            // The good body with one field set to another value (nil drops it), refused naming that field.
+            let changes: [(field: String, value: JSONValue?)] = [
+                ("user_ids", []), ("signal", "ring"), ("priority", "high"), ("signal", nil), ("app_id", "not-an-app"),
+                ("signal", ["type": "call", "sdp": .string(String(repeating: "x", count: 9000))]),
+            ]
+            for (field, value) in changes {
+                var body = good
+                body[field] = value
+                let refused = try await harness.signal(.object(body), token: token)
+                #expect(refused.status == 422, "\(field) set to \(String(describing: value).prefix(60))")
+                #expect(refused.errorProperty == field)
+            }
 
             var badUser = good
             badUser["user_ids"] = ["bob", ""]
             let blank = try await harness.signal(.object(badUser), token: token)
             #expect(blank.status == 422)
             #expect(blank.errorProperty?.hasPrefix("user_ids") == true)
-
-            var badApp = good
-            badApp["app_id"] = "not-an-app"
-            let app = try await harness.signal(.object(badApp), token: token)
-            #expect(app.status == 422)
-            #expect(app.errorProperty == "app_id")
-
-            var huge = good
-            huge["signal"] = ["type": "call", "sdp": .string(String(repeating: "x", count: 9000))]
-            let tooLarge = try await harness.signal(.object(huge), token: token)
-            #expect(tooLarge.status == 422)
-            #expect(tooLarge.errorProperty == "signal")
 
             #expect(try await harness.signal(.object(good), token: token).status == 200, "the good body is accepted")
         }
@@ -263,9 +236,7 @@ struct ReplicaTests {
     @Test("A typing indicator sent on one replica reaches the other participant on another, then moves on to paused and finished by itself")
     func typingAcrossReplicas() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             try await harness.withReplica(settings: quickPush) { replica in
                 let bobOnB = try await harness.socket(bob, on: replica)
                 try await bobOnB.registered()

@@ -27,12 +27,15 @@ struct SyncHarness: Sendable {
 
     /// Signs `name` in and returns a client that acts as them.
     func user(_ name: String, claims: [String: JSONValue] = [:]) async throws -> UserClient {
-        let token = try fixture.app.signer.token(userID: name, nonce: try await fixture.nonce(), extraClaims: claims)
-        let response = try await fixture.createSession(token: token)
-        guard response.status == 201, let session = response.json?["session_token"]?.stringValue else {
-            throw FixtureError("POST /sessions answered \(response.status): \(response.text)")
-        }
-        return UserClient(id: name, token: session, client: client)
+        UserClient(id: name, token: try await fixture.session(user: name, claims: claims), client: client)
+    }
+
+    /// Alice and Bob signed in, and the distinct conversation Alice started with Bob: where most
+    /// tests of one conversation begin.
+    func aliceAndBobInAConversation() async throws -> (alice: UserClient, bob: UserClient, conversation: String) {
+        let alice = try await user("alice")
+        let bob = try await user("bob")
+        return (alice, bob, try await alice.conversation(with: ["bob"]))
     }
 
     /// A client of the Server API with a fresh token of the app.
@@ -42,7 +45,7 @@ struct SyncHarness: Sendable {
 }
 
 /// Requests as one signed-in user.
-struct UserClient: Sendable {
+struct UserClient: Credentials {
     let id: String
     let token: String
     let client: TestClient
@@ -70,15 +73,8 @@ struct UserClient: Sendable {
     func conversation(
         with others: [String], distinct: Bool = true, metadata: JSONValue? = nil
     ) async throws -> String {
-        var body: [String: JSONValue] = [
-            "participants": .array(others.map { .string(LayerID.identity(userID: $0)) }), "distinct": .bool(distinct),
-        ]
-        if let metadata { body["metadata"] = metadata }
-        let response = try await post("/conversations", .object(body))
-        guard [200, 201].contains(response.status), let id = response.json?["id"]?.stringValue else {
-            throw FixtureError("POST /conversations answered \(response.status): \(response.text)")
-        }
-        return id
+        let response = try await post("/conversations", conversationBody(others, distinct: distinct, metadata: metadata))
+        return try createdID(response, of: "POST /conversations", statuses: [200, 201])
     }
 
     /// Sends a text message and returns it; fails the test unless 201.
@@ -91,7 +87,7 @@ struct UserClient: Sendable {
     }
 
     func sendRaw(_ text: String, to conversation: String, id: String? = nil) async throws -> TestResponse {
-        var body: [String: JSONValue] = ["parts": [["mime_type": "text/plain", "body": .string(text)]]]
+        var body = textMessage(text)
         if let id { body["id"] = .string(id) }
         return try await post("/\(path(conversation))/messages", .object(body))
     }
@@ -133,27 +129,29 @@ struct UserClient: Sendable {
     }
 }
 
-/// Requests of the app's backend through the Server API.
-struct ServerClient: Sendable {
-    let appID: String
-    let token: String
-    let client: TestClient
-
-    var auth: [(String, String)] { [("Authorization", "Bearer \(token)")] }
-
-    func request(
-        _ method: HTTPMethod, _ path: String, _ json: JSONValue? = nil, headers: [(String, String)] = [],
-        contentType: String = MediaType.json
-    ) async throws -> TestResponse {
-        let url = "/apps/\(appID)\(path)"
-        if let json {
-            return try await client.request(method, url, headers: auth + headers, json: json, contentType: contentType)
-        }
-        return try await client.request(method, url, headers: auth + headers)
-    }
-}
-
 /// The path of an object from its `layer:///` id: `conversations/<uuid>`.
 func path(_ id: String) -> String {
     id.hasPrefix("layer:///") ? String(id.dropFirst("layer:///".count)) : id
+}
+
+/// The body that creates a conversation of `users`, named by their identity ids.
+func conversationBody(_ users: [String], distinct: Bool, metadata: JSONValue?) -> JSONValue {
+    var body: [String: JSONValue] = [
+        "participants": .array(users.map { .string(LayerID.identity(userID: $0)) }), "distinct": .bool(distinct),
+    ]
+    if let metadata { body["metadata"] = metadata }
+    return .object(body)
+}
+
+/// A message of one text part.
+func textMessage(_ text: String) -> [String: JSONValue] {
+    ["parts": [["mime_type": "text/plain", "body": .string(text)]]]
+}
+
+/// The id of what a request created; throws, failing the test, unless it answered one of `statuses`.
+func createdID(_ response: TestResponse, of request: String, statuses: Set<Int> = [201]) throws -> String {
+    guard statuses.contains(response.status), let id = response.json?["id"]?.stringValue else {
+        throw FixtureError("\(request) answered \(response.status): \(response.text)")
+    }
+    return id
 }

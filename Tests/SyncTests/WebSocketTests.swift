@@ -8,9 +8,7 @@ struct WebSocketTests {
     @Test("A message reaches the other participant's socket and the sender's own, as create Message and update Conversation")
     func messageReachesEveryDevice() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let alice = try await harness.user("alice")
-            let bob = try await harness.user("bob")
-            let conversation = try await alice.conversation(with: ["bob"])
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let bobSocket = try await harness.socket(bob)
             let aliceSocket = try await harness.socket(alice)
             let sent = try await alice.send("hello", to: conversation)
