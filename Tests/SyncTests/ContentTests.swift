@@ -316,4 +316,24 @@ struct ContentTests {
             #expect(own.json?["parts"]?.arrayValue?.first?["content"]?["size"]?.intValue == 3000)
         }
     }
+
+    @Test("A download is an attachment that browsers neither sniff nor run, whatever type it claims")
+    func downloadsAreInertAttachments() async throws {
+        try await SyncHarness.run { harness in
+            let alice = try await harness.user("alice")
+            let page = Array("<script>alert(document.cookie)</script>".utf8)
+            let id = try await alice.uploadContent(page, type: "text/html")
+            let uuid = try #require(LayerID(parsing: id, as: .content)?.uuid)
+            let fetched = try await alice.get("/content/\(uuid.lowercased)")
+            let link = try #require(fetched.json?["download_url"]?.stringValue)
+            let download = try await harness.client.download(link)
+            #expect(download.status == 200)
+            #expect(download.headers.first(name: "Content-Type") == "text/html")
+            #expect(download.headers.first(name: "Content-Disposition") == "attachment")
+            #expect(download.headers.first(name: "X-Content-Type-Options") == "nosniff")
+            let policy = download.headers.first(name: "Content-Security-Policy") ?? ""
+            #expect(policy.contains("sandbox") && policy.contains("default-src 'none'"), "\(policy)")
+            #expect(Array(buffer: download.body) == page)
+        }
+    }
 }
