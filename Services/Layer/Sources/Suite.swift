@@ -8,10 +8,6 @@ import LayerSync
 public enum Suite {
     public static let services: [any ConfigurableService.Type] = [AuthService.self, SyncService.self]
 
-    public static func service(named name: String) -> (any ConfigurableService.Type)? {
-        services.first { $0.name == name }
-    }
-
     /// Every service configured from the environment of `reader` (problems collect in `reader`).
     public static func configured(from reader: inout SettingsReader) -> [ServicePlan] {
         services.map { $0.configured(from: &reader) }
