@@ -1,3 +1,4 @@
+import Synchronization
 import Yams
 
 /// An OpenAPI document as a YAML tree. Each service keeps its document in its own `openapi.yaml`,
@@ -72,6 +73,18 @@ public struct OpenAPISpec {
     /// its own document, for several one document of every route the process serves.
     public static func suiteDocument(_ services: [(name: String, document: String)]) throws -> String {
         if services.count == 1 { return services[0].document }
+        // The documents are fixed for the life of the process, and merging them is the slowest
+        // part of building an app that hosts several services (tests build many), so once will do.
+        let key = services.map { "\($0.name)\u{0}\($0.document)" }
+        if let merged = suiteDocuments.withLock({ $0[key] }) { return merged }
+        let merged = try mergedSuiteDocument(services)
+        suiteDocuments.withLock { $0[key] = merged }
+        return merged
+    }
+
+    private static let suiteDocuments = Mutex<[[String]: String]>([:])
+
+    private static func mergedSuiteDocument(_ services: [(name: String, document: String)]) throws -> String {
         let common = try common()
         guard !services.isEmpty else { return try common.yaml() }
         // Each service's document already holds the shared part; it is taken out of each and
