@@ -42,7 +42,7 @@ import _CryptoExtras
     }
 
     @Test(arguments: BadCSR.allCases) func badCSRIsRefused(_ bad: BadCSR) async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(settings: try await Self.isolated()) { auth in
             // Each request names a fresh device, so what it would have stored is found exactly.
             let deviceID = "bad-\(UUID().uuidString.lowercased())"
             let before = try await auth.certificateCount()
@@ -57,8 +57,13 @@ import _CryptoExtras
         }
     }
 
+    /// A database of its own, so that counting every certificate counts this test's alone.
+    static func isolated() async throws -> ServerSettings {
+        ServerSettings(database: try await TestDatabase.isolated(), internalToken: Secrets.randomToken())
+    }
+
     @Test func missingCSRIsMissingProperty() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(settings: try await Self.isolated()) { auth in
             let before = try await auth.certificateCount()
             let response = try await auth.client.request(.POST, "/certificates", json: ["certificate": "x"])
             #expect(response.status == 422)
@@ -69,7 +74,7 @@ import _CryptoExtras
     }
 
     @Test func bodyThatIsNotJSONIsRefused() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(settings: try await Self.isolated()) { auth in
             let before = try await auth.certificateCount()
             let response = try await auth.client.request(.POST, "/certificates", body: ByteBuffer(string: "csr=abc"))
             #expect(response.status == 400)

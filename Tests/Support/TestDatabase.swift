@@ -27,4 +27,21 @@ public enum TestDatabase {
     public static func settings() async throws -> DatabaseSettings {
         try await started.value
     }
+
+    /// A database of its own on the same server, for a test that counts rows no app owns (the
+    /// device certificates) and so must not see what tests running beside it write. It is not
+    /// dropped: the private cluster goes with the test process (on a server named by
+    /// LAYER_TEST_DATABASE_URL, they stay until the operator drops them).
+    public static func isolated() async throws -> DatabaseSettings {
+        var settings = try await self.settings()
+        let name = "isolated_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let client = settings.makeClient(logger: .test)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await client.run() }
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: .test)
+            group.cancelAll()
+        }
+        settings.database = name
+        return settings
+    }
 }
