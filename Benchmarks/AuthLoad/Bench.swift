@@ -61,7 +61,7 @@ struct Bench {
         let app = try buildApplication(
             services, settings: server, postgres: postgres,
             http: internalHTTP, onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let group = ServiceGroup(configuration: .layer(app, settings: server, signals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()

@@ -44,13 +44,23 @@ public struct LiveServer: Sendable {
         var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
         serverSettings.host = "127.0.0.1"
         serverSettings.port = 0
+        // Tests run many servers at once on a loaded machine: unless a test chose its own
+        // deadline (the fault tests do), a request gets a minute rather than the default 10 s.
+        if serverSettings.requestTimeout == ServerSettings.defaultRequestTimeout {
+            serverSettings.requestTimeout = .seconds(60)
+        }
+        if serverSettings.readinessTimeout == ServerSettings.defaultReadinessTimeout {
+            serverSettings.readinessTimeout = .seconds(15)
+        }
         serverSettings.database = database
-        let postgres = database.makeClient(logger: logger)
+        serverSettings.database?.statementTimeout = serverSettings.requestTimeout
+        let postgres = serverSettings.database!.makeClient(logger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = try buildApplication(
             services, settings: serverSettings, postgres: postgres, http: http ?? serviceHTTPClient,
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let group = ServiceGroup(
+            configuration: .layer(app, settings: serverSettings, signals: [], cancellationTimeout: nil, logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()

@@ -47,7 +47,7 @@ struct DevCommand: AsyncParsableCommand {
             plans, settings: server, postgres: postgres, extraServices: [bootstrap],
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await app.runService()
+        try await ServiceGroup(configuration: .layer(app, settings: server, logger: logger)).run()
     }
 
     /// The process's environment with the secrets `layer dev` keeps in its data directory in

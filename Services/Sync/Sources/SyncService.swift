@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import LayerModels
@@ -26,6 +27,7 @@ public struct SyncService: ConfigurableService {
     let auth: InternalClient
     let push: Push
     let internalToken: String
+    let uploads: UploadSlots
 
     public init(settings: SyncSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -44,6 +46,7 @@ public struct SyncService: ConfigurableService {
             settings: settings.push, repositories: repositories, postgres: postgres, links: context.links,
             introspector: sessionAuthenticator.sessionIntrospector)
         internalToken = server.internalToken
+        uploads = UploadSlots(limit: settings.uploadsPerUser)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
     }
 
@@ -54,7 +57,7 @@ public struct SyncService: ConfigurableService {
         ClientController(service: context).addRoutes(to: client)
         SyncController(service: context).addRoutes(to: client)
         AnnouncementController(service: context).addRoutes(to: client)
-        let content = ContentController(service: context, maxBytes: settings.maxContentBytes)
+        let content = ContentController(service: context, settings: settings, uploads: uploads)
         content.addRoutes(to: client)
         content.addSignedRoutes(to: router)
         ServerAPIController(service: context, appTokens: appTokens).addRoutes(to: router)
@@ -73,7 +76,16 @@ public struct SyncService: ConfigurableService {
         WebSocketLimits(maxFrameSize: settings.push.maxFrame, heartbeat: settings.push.heartbeat)
     }
 
-    public var backgroundServices: [any Service] { push.services(logger: Logger(label: "layer-sync.push")) }
+    public var backgroundServices: [any Service] {
+        push.services(logger: Logger(label: "layer-sync.push"))
+            + [
+                ContentCollector(
+                    content: context.repositories.content, grace: settings.contentGrace,
+                    logger: Logger(label: "layer-sync.content"))
+            ]
+    }
+
+    public func streamsRequestBody(_ head: HTTPRequest) -> Bool { UploadSlots.isUpload(head) }
 
     /// This replica must be on record before its first device is.
     public func prepare(logger: Logger) async throws {

@@ -4,6 +4,14 @@ import LayerServer
 public struct SyncSettings: ServiceSettings {
     /// The largest rich-content upload, in bytes.
     public var maxContentBytes: Int
+    /// How many bytes of content one user may keep stored (uploads in progress count with their
+    /// declared size).
+    public var contentQuotaBytes: Int64 = 1 << 30
+    /// How many uploads one user may have in progress at once on one replica.
+    public var uploadsPerUser: Int = 4
+    /// How long uploaded content that no message or announcement refers to is kept, and how
+    /// long an upload slot may stay empty, before they are collected.
+    public var contentGrace: Duration = .seconds(24 * 3600)
     public var push: PushSettings
     /// Where the auth service answers, when it does not run in the same process.
     public var authURL: String
@@ -17,12 +25,18 @@ public struct SyncSettings: ServiceSettings {
         self.authURL = authURL.hasSuffix("/") ? String(authURL.dropLast()) : authURL
     }
 
-    /// `LAYER_CONTENT_MAX_BYTES`, `LAYER_AUTH_URL` and the push settings (`LAYER_PUSH_*`).
+    /// `LAYER_CONTENT_MAX_BYTES`, `LAYER_CONTENT_QUOTA_BYTES`, `LAYER_UPLOADS_PER_USER`,
+    /// `LAYER_CONTENT_GRACE_SECONDS`, `LAYER_AUTH_URL` and the push settings (`LAYER_PUSH_*`).
     public static func read(_ reader: inout SettingsReader) -> SyncSettings {
-        SyncSettings(
+        var settings = SyncSettings(
             maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)),
             push: PushSettings.read(&reader),
             authURL: reader.optional("LAYER_AUTH_URL") ?? "http://127.0.0.1:8081")
+        settings.contentQuotaBytes = Int64(reader.integer("LAYER_CONTENT_QUOTA_BYTES", default: 1 << 30, in: 1...(1 << 50)))
+        settings.uploadsPerUser = reader.integer("LAYER_UPLOADS_PER_USER", default: 4, in: 1...1000)
+        settings.contentGrace = .seconds(
+            reader.integer("LAYER_CONTENT_GRACE_SECONDS", default: 24 * 3600, in: 60...(365 * 86400)))
+        return settings
     }
 }
 

@@ -78,6 +78,19 @@ public struct ServerSettings: Sendable {
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
     public var publicBaseURL: String?
+    /// How long a request may take to be answered (its response head; streamed bodies go on).
+    /// Past it the client gets 503 `service_unavailable`; statements end at it too.
+    public var requestTimeout: Duration = Self.defaultRequestTimeout
+    public static let defaultRequestTimeout: Duration = .seconds(10)
+    /// How long each readiness check may take before it counts as down: `GET /health/ready`
+    /// answers within about this long, whatever is stuck.
+    public var readinessTimeout: Duration = Self.defaultReadinessTimeout
+    public static let defaultReadinessTimeout: Duration = .milliseconds(900)
+    /// How long a connection may send nothing in the middle of a request, or sit idle between
+    /// requests, and how long the first request's head may take to arrive.
+    public var readTimeout: Duration = .seconds(30)
+    /// How long a graceful shutdown may wait for requests in progress before it closes them.
+    public var shutdownTimeout: Duration = .seconds(10)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, database: DatabaseSettings? = nil,
@@ -116,7 +129,9 @@ public struct ServerSettings: Sendable {
         if (tlsCertificate == nil) != (tlsKey == nil) {
             reader.problems.append("LAYER_TLS_CERTIFICATE and LAYER_TLS_KEY must be set together")
         }
-        return ServerSettings(
+        let requestTimeout = Duration.milliseconds(reader.integer("LAYER_REQUEST_TIMEOUT_MS", default: 10_000, in: 100...600_000))
+        database?.statementTimeout = requestTimeout
+        var settings = ServerSettings(
             host: reader.optional("LAYER_HOST") ?? "0.0.0.0",
             port: reader.integer("LAYER_PORT", default: defaultPort, in: 0...65535),
             database: database,
@@ -127,5 +142,10 @@ public struct ServerSettings: Sendable {
             trustedProxies: Set(reader.list("LAYER_TRUSTED_PROXIES")),
             tlsCertificatePath: tlsCertificate, tlsKeyPath: tlsKey,
             publicBaseURL: reader.optional("LAYER_PUBLIC_URL"))
+        settings.requestTimeout = requestTimeout
+        settings.readTimeout = .milliseconds(reader.integer("LAYER_READ_TIMEOUT_MS", default: 30_000, in: 1000...3_600_000))
+        settings.readinessTimeout = .milliseconds(reader.integer("LAYER_READINESS_TIMEOUT_MS", default: 900, in: 50...60_000))
+        settings.shutdownTimeout = .milliseconds(reader.integer("LAYER_SHUTDOWN_TIMEOUT_MS", default: 10_000, in: 0...600_000))
+        return settings
     }
 }

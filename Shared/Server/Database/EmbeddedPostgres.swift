@@ -64,8 +64,10 @@ public final class EmbeddedPostgres: Sendable {
             defer { try? fileManager.removeItem(at: initPasswordFile) }
             try run(
                 bin.appendingPathComponent("initdb"),
-                ["-D", data.path, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(initPasswordFile.path)",
-                 "--encoding=UTF8", "--locale=C"])
+                [
+                    "-D", data.path, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(initPasswordFile.path)",
+                    "--encoding=UTF8", "--locale=C",
+                ])
         }
         let password = try String(contentsOf: passwordFile, encoding: .utf8)
 
@@ -75,11 +77,7 @@ public final class EmbeddedPostgres: Sendable {
         } else {
             port = try freePort()
             try ownForServer(data)
-            try run(
-                bin.appendingPathComponent("pg_ctl"),
-                ["-D", data.path, "-l", data.appendingPathComponent("server.log").path, "-w", "-t", "60",
-                 "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=on",
-                 "start"])
+            try run(bin.appendingPathComponent("pg_ctl"), startArguments(data: data, port: port))
         }
         let settings = DatabaseSettings(
             host: "127.0.0.1", port: port, username: "postgres", password: password, database: "postgres")
@@ -96,6 +94,39 @@ public final class EmbeddedPostgres: Sendable {
         } catch {
             logger.error("Stopping PostgreSQL failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// pg_ctl's shutdown modes: `fast` rolls back open transactions and closes connections;
+    /// `immediate` stops at once, as a crash would, and recovers from the WAL at the next start.
+    public enum ShutdownMode: String, Sendable {
+        case fast, immediate
+    }
+
+    /// Restarts the server on the same port and data, as an operator's `pg_ctl restart` would:
+    /// for the fault tests.
+    public func restart(mode: ShutdownMode) throws {
+        try Self.run(
+            binDirectory.appendingPathComponent("pg_ctl"),
+            ["-D", dataDirectory.path, "-m", mode.rawValue, "-w", "-t", "60", "restart"])
+    }
+
+    /// Stops the server, keeping its data, until ``startAgain()``: an outage, for the fault tests.
+    public func stopServer(mode: ShutdownMode) throws {
+        try Self.run(
+            binDirectory.appendingPathComponent("pg_ctl"), ["-D", dataDirectory.path, "-m", mode.rawValue, "-w", "stop"])
+    }
+
+    /// Starts the server stopped by ``stopServer(mode:)`` again, on its port.
+    public func startAgain() throws {
+        try Self.run(binDirectory.appendingPathComponent("pg_ctl"), Self.startArguments(data: dataDirectory, port: settings.port))
+    }
+
+    static func startArguments(data: URL, port: Int) -> [String] {
+        [
+            "-D", data.path, "-l", data.appendingPathComponent("server.log").path, "-w", "-t", "60",
+            "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=on",
+            "start",
+        ]
     }
 
     /// Stops the server and deletes the cluster once the process `pid` has exited: for the test

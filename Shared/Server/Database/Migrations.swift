@@ -35,6 +35,8 @@ public struct MigrationRunner: Sendable {
     public func run(on client: PostgresClient, logger: Logger) async throws -> [Int] {
         let lockKey = "layerline.migrations.\(schema)"
         return try await client.transaction(logger: logger) { connection in
+            // Migrations may rebuild large tables: the per-request statement limit does not apply.
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
             try await connection.query(

@@ -67,6 +67,16 @@ public struct ErrorMiddleware: RouterMiddleware {
                         headers: [.allow: allow])
                 }
             }
+        case let error where DatabaseFailure.isUnavailable(error):
+            // A restarting or overloaded database: the client may retry in a moment.
+            context.logger.warning(
+                "Database unavailable",
+                metadata: ["error": "\(String(reflecting: error))", "route": "\(context.endpointPath ?? "?")"])
+            apiError = APIError(
+                .serviceUnavailable, "The database is unavailable; try again shortly.", headers: [.retryAfter: "1"])
+        case is DeadlineExceeded:
+            apiError = APIError(
+                .serviceUnavailable, "The request did not complete in time; try again.", headers: [.retryAfter: "1"])
         default:
             context.logger.error(
                 "Unexpected error",
@@ -74,7 +84,7 @@ public struct ErrorMiddleware: RouterMiddleware {
                 metadata: ["error": "\(String(reflecting: error))", "route": "\(context.endpointPath ?? "?")"])
             apiError = APIError(.internalServerError, "An unexpected error occurred; it has been logged.")
         }
-        if apiError.status.code >= 500, !(error is APIError) || apiError.body.id == ErrorID.internalServerError.rawValue {
+        if apiError.status.code >= 500, apiError.body.id == ErrorID.internalServerError.rawValue {
             context.logger.error("Request failed", metadata: ["status": "\(apiError.status.code)"])
         }
         return apiError

@@ -10,6 +10,7 @@ import NIOCore
 import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
+import UnixSignals
 
 /// Builds `plans` and serves them on one HTTP (or HTTPS, when the settings name a certificate)
 /// listener over one PostgreSQL pool: the one composition root of every executable, of the test
@@ -38,7 +39,7 @@ public func buildApplication(
         readiness: services.reduce(into: [:]) { $0.merge($1.readiness) { first, _ in first } },
         // One document of every route this listener serves: each service's alone, or all of them merged.
         openAPI: try OpenAPISpec.suiteDocument(services.map { ($0.name, $0.openAPI) }),
-        links: services.flatMap(\.links)
+        links: services.flatMap(\.links), checkTimeout: settings.readinessTimeout
     ).addRoutes(to: router)
     for service in services {
         service.addRoutes(to: router)
@@ -49,16 +50,28 @@ public func buildApplication(
     for service in services {
         service.addWebSocketRoutes(to: webSocketRouter)
     }
-    let httpServer: HTTPServerBuilder = .http1WebSocketUpgrade(
-        webSocketRouter: webSocketRouter,
-        configuration: .init(ws: webSocketConfiguration(services.compactMap(\.webSocketLimits))))
+    let webSocketResponder = webSocketRouter.buildResponder()
+    let webSocketLimits = webSocketConfiguration(services.compactMap(\.webSocketLimits))
     let rejectAll: @Sendable ([[UInt8]]) async -> Bool = { _ in false }
     let verifier = services.lazy.compactMap(\.clientCertificateVerifier).first ?? rejectAll
     let tls = try makeServerTLS(settings: settings, verifyClient: verifier)
     let scheme = tls == nil ? "http" : "https"
+    let readTimeout = settings.readTimeout
+    let httpServer = HTTPServerBuilder { responder in
+        let http = GuardedChildChannel(
+            HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder,
+                configuration: .init(http1: .init(idleTimeout: .init(readTimeout)), ws: webSocketLimits)),
+            headTimeout: readTimeout)
+        guard let tls else { return http }
+        return try TLSChannel(http, configuration: tls)
+    }
+    let exempt = services
     var app = Application(
-        responder: MethodOverrideResponder(router.buildResponder()),
-        server: try tls.map { try .tls(httpServer, configuration: $0) } ?? httpServer,
+        responder: DeadlineResponder(
+            MethodOverrideResponder(router.buildResponder()), limit: settings.requestTimeout,
+            isExempt: { head in exempt.contains { $0.streamsRequestBody(head) } }),
+        server: httpServer,
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),
             serverName: services.map(\.name).joined(separator: "+")),
@@ -100,5 +113,22 @@ func makeServerTLS(
     return TLSChannelConfiguration(tlsConfiguration: configuration) { certificates in
         let ders = certificates.compactMap { try? $0.toDERBytes() }
         return await verifyClient(ders) ? .certificateVerified : .failed
+    }
+}
+
+extension ServiceGroupConfiguration {
+    /// How every process of the suite runs its application: a graceful shutdown (on `signals`)
+    /// lets requests in progress finish for `settings.shutdownTimeout`, then cancels whatever is
+    /// left; whatever ignores the cancellation for `cancellationTimeout` more ends the process,
+    /// so that SIGTERM always ends it however stuck a request is. (Test servers, which share
+    /// their process with every other test, pass nil.)
+    public static func layer(
+        _ app: some Service, settings: ServerSettings, signals: [UnixSignal] = [.sigterm, .sigint],
+        cancellationTimeout: Duration? = .seconds(5), logger: Logger
+    ) -> ServiceGroupConfiguration {
+        var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: signals, logger: logger)
+        configuration.maximumGracefulShutdownDuration = settings.shutdownTimeout
+        configuration.maximumCancellationDuration = cancellationTimeout
+        return configuration
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import HTTPTypes
 import Hummingbird
 import Logging
 import PostgresNIO
@@ -27,6 +28,9 @@ public protocol LayerService: Sendable {
     /// Decides whether a client certificate presented in the TLS handshake (DER, leaf first) is
     /// accepted, for the one service that issues them; nil for the others.
     var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { get }
+    /// Requests whose handler reads a long body as it arrives (an upload), bounding the wait for
+    /// each piece itself: the request deadline would cut a large transfer short.
+    func streamsRequestBody(_ head: HTTPRequest) -> Bool
 }
 
 extension LayerService {
@@ -37,6 +41,7 @@ extension LayerService {
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {}
     public var webSocketLimits: WebSocketLimits? { nil }
     public var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { nil }
+    public func streamsRequestBody(_ head: HTTPRequest) -> Bool { false }
 }
 
 /// A service of the suite's catalogue: what is known of it before it is built (its name, port,

@@ -20,6 +20,6 @@ public enum ServiceMain {
         }
         let postgres = server.database!.makeClient(logger: logger)
         let app = try buildApplication([plan], settings: server, postgres: postgres, logger: logger)
-        try await app.runService()
+        try await ServiceGroup(configuration: .layer(app, settings: server, logger: logger)).run()
     }
 }

@@ -67,7 +67,7 @@ struct AppRepository: PostgresRepository, AppTokenVerifier {
 
     func createProvider(app: UUID, name: String?, logger: Logger) async throws -> UUID {
         let id = UUID()
-        try await postgres.query(
+        try await write(
             "INSERT INTO auth.providers (id, app_id, name) VALUES (\(id), \(app), \(name))", logger: logger)
         return id
     }
@@ -81,7 +81,7 @@ struct AppRepository: PostgresRepository, AppTokenVerifier {
 
     func createKey(app: UUID, provider: UUID, publicKeyPEM: String, logger: Logger) async throws -> KeyRecord {
         let id = UUID()
-        try await postgres.query(
+        try await write(
             """
             INSERT INTO auth.keys (id, app_id, provider_id, public_key_pem)
             VALUES (\(id), \(app), \(provider), \(publicKeyPEM))
@@ -123,7 +123,7 @@ struct AppRepository: PostgresRepository, AppTokenVerifier {
     func setKeyEnabled(
         _ id: UUID, app: UUID, provider: UUID, enabled: Bool, logger: Logger
     ) async throws -> KeyRecord? {
-        try await postgres.query(
+        try await write(
             """
             UPDATE auth.keys SET enabled = \(enabled)
             WHERE id = \(id) AND app_id = \(app) AND provider_id = \(provider) AND deleted_at IS NULL
@@ -136,13 +136,13 @@ struct AppRepository: PostgresRepository, AppTokenVerifier {
 
     /// Marks a key deleted; the row stays so that tokens naming it fail with `eit_key_deleted`.
     func deleteKey(_ id: UUID, app: UUID, provider: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             UPDATE auth.keys SET deleted_at = now(), enabled = false
             WHERE id = \(id) AND app_id = \(app) AND provider_id = \(provider) AND deleted_at IS NULL
             RETURNING id
             """, logger: logger)
-        for try await _ in rows { return true }
+        for _ in rows { return true }
         return false
     }
 
@@ -151,19 +151,19 @@ struct AppRepository: PostgresRepository, AppTokenVerifier {
     func createToken(app: UUID, logger: Logger) async throws -> (id: UUID, token: String) {
         let id = UUID()
         let token = Secrets.randomToken()
-        try await postgres.query(
+        try await write(
             "INSERT INTO auth.app_tokens (id, app_id, token_hash) VALUES (\(id), \(app), \(Data(Secrets.hash(token))))",
             logger: logger)
         return (id, token)
     }
 
     func revokeToken(_ id: UUID, app: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             UPDATE auth.app_tokens SET revoked_at = now()
             WHERE id = \(id) AND app_id = \(app) AND revoked_at IS NULL RETURNING id
             """, logger: logger)
-        for try await _ in rows { return true }
+        for _ in rows { return true }
         return false
     }
 

@@ -28,7 +28,7 @@ struct CertificateRepository: PostgresRepository {
     func storeCA(certificatePEM: String, sealedKey: Data, logger: Logger) async throws -> (
         certificatePEM: String, sealedKey: Data
     ) {
-        try await postgres.query(
+        try await write(
             """
             INSERT INTO auth.device_ca (id, certificate_pem, sealed_key) VALUES (1, \(certificatePEM), \(sealedKey))
             ON CONFLICT (id) DO NOTHING
@@ -40,7 +40,7 @@ struct CertificateRepository: PostgresRepository {
     }
 
     func insert(_ certificate: IssuedCertificate, logger: Logger) async throws {
-        try await postgres.query(
+        try await write(
             """
             INSERT INTO auth.certificates (id, serial, thumbprint, device_id, user_agent, certificate_pem, expires_at)
             VALUES (\(certificate.id), \(certificate.serial), \(certificate.thumbprint), \(certificate.deviceID),
@@ -67,10 +67,10 @@ struct CertificateRepository: PostgresRepository {
     }
 
     func revoke(_ id: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await postgres.query(
+        let rows = try await write(
             "UPDATE auth.certificates SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id",
             logger: logger)
-        for try await _ in rows { return true }
+        for _ in rows { return true }
         return false
     }
 }

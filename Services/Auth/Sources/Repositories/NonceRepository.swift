@@ -12,12 +12,12 @@ struct NonceRepository: PostgresRepository {
     func create(logger: Logger) async throws -> String {
         let nonce = Secrets.randomToken()
         let expiresAt = Date().addingTimeInterval(Self.lifetime)
-        try await postgres.query(
+        try await write(
             "INSERT INTO auth.nonces (nonce, expires_at) VALUES (\(nonce), \(expiresAt))", logger: logger)
         return nonce
     }
 
     func deleteExpired(logger: Logger) async throws {
-        try await postgres.query("DELETE FROM auth.nonces WHERE expires_at <= now()", logger: logger)
+        try await write("DELETE FROM auth.nonces WHERE expires_at <= now()", logger: logger)
     }
 }

@@ -61,7 +61,7 @@ struct SessionRepository: PostgresRepository {
     ) async throws -> OpenOutcome {
         let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
         let renewingHash = renewing.map { Data(Secrets.hash($0)) }
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             WITH blocked AS (
                 SELECT 1 FROM auth.users WHERE app_id = \(app) AND user_id = \(identity.userID) AND suspended
@@ -98,7 +98,8 @@ struct SessionRepository: PostgresRepository {
                    stored.display_name, stored.avatar_url, stored.first_name, stored.last_name
             FROM (SELECT 1) AS one LEFT JOIN stored ON true
             """, logger: logger)
-        for try await row in rows.decode((Bool, Bool, Bool, String?, String?, String?, String?).self) {
+        for stored in rows {
+            let row = try stored.decode((Bool, Bool, Bool, String?, String?, String?, String?).self)
             let user = UserRecord(
                 identity: .init(
                     userID: identity.userID, displayName: row.3, avatarURL: row.4, firstName: row.5, lastName: row.6),
@@ -135,31 +136,31 @@ struct SessionRepository: PostgresRepository {
 
     /// Ends one session (logout). False when there was none.
     func deleteSession(token: String, logger: Logger) async throws -> Bool {
-        let rows = try await postgres.query(
+        let rows = try await write(
             "DELETE FROM auth.sessions WHERE token_hash = \(Data(Secrets.hash(token))) RETURNING id", logger: logger)
-        for try await _ in rows { return true }
+        for _ in rows { return true }
         return false
     }
 
     /// Ends every session of a user; returns how many there were.
     @discardableResult
     func deleteSessions(app: UUID, userID: String, logger: Logger) async throws -> Int {
-        let rows = try await postgres.query(
+        let rows = try await write(
             "DELETE FROM auth.sessions WHERE app_id = \(app) AND user_id = \(userID) RETURNING id", logger: logger)
         var count = 0
-        for try await _ in rows { count += 1 }
+        for _ in rows { count += 1 }
         return count
     }
 
     /// Challenges every live session of a user: each answers 401 with a new nonce until renewed.
     func challengeSessions(app: UUID, userID: String, logger: Logger) async throws -> Int {
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             UPDATE auth.sessions SET challenged_at = now()
             WHERE app_id = \(app) AND user_id = \(userID) AND challenged_at IS NULL RETURNING id
             """, logger: logger)
         var count = 0
-        for try await _ in rows { count += 1 }
+        for _ in rows { count += 1 }
         return count
     }
 
@@ -184,6 +185,6 @@ struct SessionRepository: PostgresRepository {
     }
 
     func deleteExpired(logger: Logger) async throws {
-        try await postgres.query("DELETE FROM auth.sessions WHERE expires_at <= now()", logger: logger)
+        try await write("DELETE FROM auth.sessions WHERE expires_at <= now()", logger: logger)
     }
 }

@@ -5,6 +5,7 @@ import LayerModels
 import LayerServer
 import Logging
 import NIOCore
+import Synchronization
 
 /// Rich content: `POST /content` opens an upload slot, the signed upload URL takes the bytes,
 /// `GET /content/:id` hands out a fresh download URL, and the signed download URL serves them.
@@ -13,7 +14,9 @@ import NIOCore
 /// and the download reads one row at a time as the client takes it.
 struct ContentController: Sendable {
     let service: Messaging
-    let maxBytes: Int
+    let settings: SyncSettings
+    let uploads: UploadSlots
+    var maxBytes: Int { settings.maxContentBytes }
 
     /// Session-authenticated routes.
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
@@ -37,7 +40,8 @@ struct ContentController: Sendable {
         let declared = try declaredLength(request)
         if let origin = request.headers[.uploadOrigin] { try validateOrigin(origin) }
         let record = try await service.repositories.content.createContent(
-            app: app, owner: user, contentType: contentType, declaredSize: declared, logger: context.logger)
+            app: app, owner: user, contentType: contentType, declaredSize: declared, quota: settings.contentQuotaBytes,
+            logger: context.logger)
         let urls = service.urls(request)
         let object = ContentObject(
             id: LayerID(.content, record.id).uri, size: record.declaredSize, downloadURL: nil, expiration: nil,
@@ -69,6 +73,15 @@ struct ContentController: Sendable {
         if let text = request.headers[.contentLength], let announced = Int64(text), announced != record.declaredSize {
             throw ContentRepository.lengthMismatch(declared: record.declaredSize, received: announced)
         }
+        // A slow upload holds no database connection, but it does hold memory and a socket: each
+        // user gets a few at a time. (The server closes a connection whose body stalls.)
+        let owner = "\(record.appID)/\(record.ownerID)"
+        guard uploads.acquire(owner) else {
+            throw APIError(
+                .rateLimitExceeded, "You have \(uploads.limit) uploads in progress already; finish one first.",
+                headers: [.retryAfter: "5"])
+        }
+        defer { uploads.release(owner) }
         let stored = try await service.repositories.content.storeUpload(content: id, body: request.body, logger: context.logger)
         return try Response.json(downloadable(stored, request: request))
     }
@@ -168,6 +181,39 @@ struct ContentController: Sendable {
         else {
             throw APIError.invalid(name, "\(name) is a web origin such as https://example.com.")
         }
+    }
+}
+
+/// Uploads in progress per owner, on this replica.
+final class UploadSlots: Sendable {
+    let limit: Int
+    private let inProgress = Mutex<[String: Int]>([:])
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Takes a slot of `owner`; false when all of theirs are taken.
+    func acquire(_ owner: String) -> Bool {
+        inProgress.withLock { counts in
+            guard counts[owner, default: 0] < limit else { return false }
+            counts[owner, default: 0] += 1
+            return true
+        }
+    }
+
+    func release(_ owner: String) {
+        inProgress.withLock { counts in
+            let left = counts[owner, default: 1] - 1
+            counts[owner] = left > 0 ? left : nil
+        }
+    }
+
+    /// Whether `head` is an upload to a signed URL, whose body is read as it arrives.
+    static func isUpload(_ head: HTTPRequest) -> Bool {
+        guard head.method == .put, let path = head.path?.split(separator: "?", maxSplits: 1).first else { return false }
+        let segments = path.split(separator: "/")
+        return segments.count == 3 && segments[0] == "content" && segments[2] == "upload"
     }
 }
 

@@ -156,25 +156,25 @@ struct AnnouncementRepository: PostgresRepository {
 
     /// Removes the announcement from `user`'s list (404 if it is not in it).
     func deleteAnnouncement(app: UUID, user: String, id: UUID, logger: Logger) async throws {
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             UPDATE sync.announcement_recipients SET deleted_at = now()
             WHERE app_id = \(app) AND announcement_id = \(id) AND user_id = \(user) AND deleted_at IS NULL
             RETURNING user_id
             """, logger: logger)
-        for try await _ in rows { return }
+        for _ in rows { return }
         throw APIError.notFound("The announcement")
     }
 
     /// Raises `user`'s status of the announcement; it never goes down (404 if it is not theirs).
     func addAnnouncementReceipt(app: UUID, user: String, id: UUID, status: ReceiptStatus, logger: Logger) async throws {
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             UPDATE sync.announcement_recipients SET status = greatest(status, \(status.rawValue))
             WHERE app_id = \(app) AND announcement_id = \(id) AND user_id = \(user) AND deleted_at IS NULL
             RETURNING user_id
             """, logger: logger)
-        for try await _ in rows { return }
+        for _ in rows { return }
         throw APIError.notFound("The announcement")
     }
 }

@@ -48,7 +48,7 @@ struct BlockRepository: PostgresRepository {
 
     /// Lifts a block; lifting one that does not exist changes nothing.
     func unblock(app: UUID, owner: String, blocked: String, logger: Logger) async throws {
-        try await postgres.query(
+        try await write(
             "DELETE FROM sync.blocks WHERE app_id = \(app) AND owner_id = \(owner) AND blocked_id = \(blocked)",
             logger: logger)
     }

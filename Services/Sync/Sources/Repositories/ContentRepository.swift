@@ -35,19 +35,39 @@ struct ContentRepository: PostgresRepository {
     /// than about one of these in memory.
     static let contentChunkSize = 256 * 1024
 
-    /// Opens an upload slot owned by `owner` for `declaredSize` bytes of `contentType`.
+    /// Opens an upload slot owned by `owner` for `declaredSize` bytes of `contentType`, unless the
+    /// owner's content (stored, and slots still open) would then take more than `quota` bytes.
     func createContent(
-        app: UUID, owner: String, contentType: String, declaredSize: Int64, logger: Logger
+        app: UUID, owner: String, contentType: String, declaredSize: Int64, quota: Int64, logger: Logger
     ) async throws -> ContentRecord {
         let id = UUID()
-        let rows = try await postgres.query(
-            """
-            INSERT INTO sync.content AS c (app_id, id, owner_id, content_type, declared_size)
-            VALUES (\(app), \(id), \(owner), \(contentType), \(declaredSize))
-            RETURNING \(unescaped: ContentRecord.columns)
-            """, logger: logger)
-        for try await row in rows { return try ContentRecord(row: row) }
-        throw APIError(.internalServerError, "The content row was not created.")
+        return try await write(logger: logger) { connection in
+            // One owner's slots are opened one at a time, so two at once cannot both fit the quota.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(\(app.uuidString) || '/' || \(owner)))", logger: logger)
+            let usage = try await connection.query(
+                """
+                SELECT coalesce(sum(coalesce(size, declared_size)), 0)::bigint FROM sync.content
+                WHERE app_id = \(app) AND owner_id = \(owner)
+                """, logger: logger)
+            var used: Int64 = 0
+            for try await total in usage.decode(Int64.self) { used = total }
+            guard used + declaredSize <= quota else {
+                throw APIError(
+                    .requestTooLarge,
+                    "Your content would take \(used + declaredSize) bytes, over the \(quota) bytes each user may store.",
+                    property: "Upload-Content-Length",
+                    extra: ["quota_bytes": .number(Double(quota)), "used_bytes": .number(Double(used))])
+            }
+            let rows = try await connection.query(
+                """
+                INSERT INTO sync.content AS c (app_id, id, owner_id, content_type, declared_size)
+                VALUES (\(app), \(id), \(owner), \(contentType), \(declaredSize))
+                RETURNING \(unescaped: ContentRecord.columns)
+                """, logger: logger)
+            for try await row in rows { return try ContentRecord(row: row) }
+            throw APIError(.internalServerError, "The content row was not created.")
+        }
     }
 
     /// The content with this id, whatever its app (the signed routes carry no session); nil if none.
@@ -83,50 +103,85 @@ struct ContentRepository: PostgresRepository {
         return found
     }
 
-    /// Stores the bytes of `body` as the payload of content `id`, in one transaction: the rows are
-    /// written as the bytes arrive, and the payload only counts once exactly the declared number
-    /// arrived. More bytes than declared stop the reading at once (413); fewer are refused (422);
-    /// either way nothing stays. Content uploaded before, or being uploaded by another request
-    /// right now, is refused with `invalid_operation`.
+    /// How long a claimed upload may go without writing a chunk before another request may take
+    /// the slot over (its process died, or its client went away without the connection closing).
+    static let staleClaim = "5 minutes"
+
+    /// Stores the bytes of `body` as the payload of content `id`. No transaction stays open while
+    /// the bytes arrive, however slowly: a short one claims the slot, each chunk is written on
+    /// its own (and renews the claim), and a short one completes the upload once exactly the
+    /// declared number of bytes arrived. More bytes than declared stop the reading at once (413);
+    /// fewer are refused (422); either way the chunks are removed and the slot is free again.
+    /// Content uploaded before, or being uploaded by another request right now, is refused with
+    /// `invalid_operation`.
     func storeUpload<Bytes: AsyncSequence & Sendable>(
         content id: UUID, body: Bytes, logger: Logger
     ) async throws -> ContentRecord where Bytes.Element == ByteBuffer {
+        let token = UUID()
+        var record = try await claimUpload(content: id, token: token, logger: logger)
         do {
-            return try await postgres.transaction(logger: logger) { connection in
-                // NOWAIT: a second upload of the same slot fails at once instead of queueing
-                // behind a transfer that may take minutes.
-                let rows = try await connection.query(
-                    """
-                    SELECT \(unescaped: ContentRecord.columns) FROM sync.content c WHERE c.id = \(id) FOR UPDATE NOWAIT
-                    """, logger: logger)
-                var found: ContentRecord?
-                for try await row in rows { found = try ContentRecord(row: row) }
-                guard var record = found else { throw APIError.notFound("The content") }
-                guard !record.isUploaded else {
-                    throw APIError(.invalidOperation, "This content was uploaded already; content cannot be replaced.")
-                }
-                let received = try await writeChunks(of: body, content: id, limit: record.declaredSize, connection, logger)
-                guard received == record.declaredSize else {
-                    throw Self.lengthMismatch(declared: record.declaredSize, received: received)
-                }
-                let updated = try await connection.query(
-                    """
-                    UPDATE sync.content SET size = \(received), uploaded_at = now() WHERE id = \(id)
-                    RETURNING uploaded_at
-                    """, logger: logger)
-                for try await uploadedAt in updated.decode(Date.self) { record.uploadedAt = uploadedAt }
-                record.size = received
-                return record
+            let received = try await writeChunks(of: body, content: id, token: token, limit: record.declaredSize, logger)
+            guard received == record.declaredSize else {
+                throw Self.lengthMismatch(declared: record.declaredSize, received: received)
             }
-        } catch let error as PSQLError where error.sqlState == "55P03" {
-            throw APIError(.invalidOperation, "This content is being uploaded by another request.")
+            let rows = try await write(
+                """
+                UPDATE sync.content SET size = \(received), uploaded_at = now(), upload_token = NULL,
+                    upload_claimed_at = NULL
+                WHERE id = \(id) AND upload_token = \(token)
+                RETURNING uploaded_at
+                """, logger: logger)
+            guard let uploadedAt = try rows.decode(Date.self).first else { throw Self.claimLost }
+            record.size = received
+            record.uploadedAt = uploadedAt
+            return record
+        } catch {
+            // Best effort: a slot left claimed is taken over once its claim is stale.
+            try? await write(
+                """
+                WITH released AS (
+                    UPDATE sync.content SET upload_token = NULL, upload_claimed_at = NULL
+                    WHERE id = \(id) AND upload_token = \(token) RETURNING id)
+                DELETE FROM sync.content_chunks WHERE content_id IN (SELECT id FROM released)
+                """, logger: logger)
+            throw error
         }
     }
 
+    /// Claims the slot of content `id` for the upload `token`, removing whatever an abandoned
+    /// upload left, in one short transaction.
+    private func claimUpload(content id: UUID, token: UUID, logger: Logger) async throws -> ContentRecord {
+        try await write(logger: logger) { connection in
+            let rows = try await connection.query(
+                "SELECT \(unescaped: ContentRecord.columns) FROM sync.content c WHERE c.id = \(id) FOR UPDATE", logger: logger)
+            var found: ContentRecord?
+            for try await row in rows { found = try ContentRecord(row: row) }
+            let claims = try await connection.query(
+                """
+                SELECT upload_token IS NOT NULL AND upload_claimed_at > now() - \(Self.staleClaim)::interval
+                FROM sync.content WHERE id = \(id)
+                """, logger: logger)
+            var claimed = false
+            for try await value in claims.decode(Bool.self) { claimed = value }
+            guard let record = found else { throw APIError.notFound("The content") }
+            guard !record.isUploaded else {
+                throw APIError(.invalidOperation, "This content was uploaded already; content cannot be replaced.")
+            }
+            guard !claimed else { throw APIError(.invalidOperation, "This content is being uploaded by another request.") }
+            try await connection.query("DELETE FROM sync.content_chunks WHERE content_id = \(id)", logger: logger)
+            try await connection.query(
+                "UPDATE sync.content SET upload_token = \(token), upload_claimed_at = now() WHERE id = \(id)", logger: logger)
+            return record
+        }
+    }
+
+    static let claimLost = APIError(.invalidOperation, "This upload was taken over by another request after it stalled.")
+
     /// Writes the bytes of `body` to rows of `content_chunks`, each full but the last, and
-    /// answers how many bytes there were. Past `limit` it stops reading and throws 413.
+    /// answers how many bytes there were. Past `limit` it stops reading and throws 413. Each row
+    /// is written only while the upload still holds its claim, and renews it.
     private func writeChunks<Bytes: AsyncSequence>(
-        of body: Bytes, content id: UUID, limit: Int64, _ connection: PostgresConnection, _ logger: Logger
+        of body: Bytes, content id: UUID, token: UUID, limit: Int64, _ logger: Logger
     ) async throws -> Int64 where Bytes.Element == ByteBuffer {
         let chunkSize = Self.contentChunkSize
         var pending = ByteBuffer()
@@ -136,9 +191,16 @@ struct ContentRepository: PostgresRepository {
 
         func flush() async throws {
             guard pending.readableBytes > 0 else { return }
-            try await connection.query(
-                "INSERT INTO sync.content_chunks (content_id, ordinal, data) VALUES (\(id), \(ordinal), \(pending))",
-                logger: logger)
+            let rows = try await write(
+                """
+                WITH claim AS (
+                    UPDATE sync.content SET upload_claimed_at = now()
+                    WHERE id = \(id) AND upload_token = \(token) RETURNING id)
+                INSERT INTO sync.content_chunks (content_id, ordinal, data)
+                SELECT id, \(ordinal), \(pending) FROM claim
+                RETURNING ordinal
+                """, logger: logger)
+            guard !rows.isEmpty else { throw Self.claimLost }
             ordinal += 1
             pending.clear()
         }
@@ -170,6 +232,35 @@ struct ContentRepository: PostgresRepository {
             .invalidProperty, "The upload has \(received) bytes, but Upload-Content-Length declared \(declared).",
             property: "Upload-Content-Length",
             extra: ["declared": .number(Double(declared)), "received": .number(Double(received))])
+    }
+
+    /// Removes, in batches, the content nothing needs any more, and answers how many went: slots
+    /// whose bytes never arrived within `grace`, and content uploaded more than `grace` ago that
+    /// no message still standing (in a conversation still standing) and no announcement refers
+    /// to. Its chunks go with it.
+    @discardableResult
+    func collectGarbage(grace: Duration, batch: Int = 500, logger: Logger) async throws -> Int {
+        let seconds = grace.components.seconds
+        let rows = try await write(
+            """
+            WITH garbage AS (
+                SELECT c.id FROM sync.content c
+                WHERE c.upload_token IS NULL AND (
+                    (c.uploaded_at IS NULL AND c.created_at < now() - make_interval(secs => \(seconds)))
+                    OR (c.uploaded_at < now() - make_interval(secs => \(seconds))
+                        AND NOT EXISTS (
+                            SELECT 1 FROM sync.message_content mc
+                            JOIN sync.messages m ON m.id = mc.message_id AND m.deleted_at IS NULL
+                            JOIN sync.conversations cv ON cv.id = m.conversation_id AND cv.deleted_at IS NULL
+                            WHERE mc.content_id = c.id)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM sync.announcements a
+                            WHERE a.app_id = c.app_id AND strpos(a.parts::text, c.id::text) > 0)))
+                LIMIT \(batch)
+                FOR UPDATE SKIP LOCKED)
+            DELETE FROM sync.content WHERE id IN (SELECT id FROM garbage) RETURNING id
+            """, logger: logger)
+        return rows.count
     }
 
     /// One stored row of a payload, or nil past its end.

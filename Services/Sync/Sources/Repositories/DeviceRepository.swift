@@ -15,13 +15,13 @@ struct DeviceRepository: PostgresRepository {
     /// after others took this replica for dead and dropped its devices).
     @discardableResult
     func registerReplica(_ id: UUID, logger: Logger) async throws -> Bool {
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             INSERT INTO sync.replicas AS r (id) VALUES (\(id))
             ON CONFLICT (id) DO UPDATE SET seen_at = now()
             RETURNING r.xmax = 0
             """, logger: logger)
-        for try await inserted in rows.decode(Bool.self) { return inserted }
+        for inserted in try rows.decode(Bool.self) { return inserted }
         return true
     }
 
@@ -32,17 +32,17 @@ struct DeviceRepository: PostgresRepository {
         if try await registerReplica(id, logger: logger) {
             for device in devices() { _ = try await addDevice(device, replica: id, logger: logger) }
         }
-        try await postgres.query(
+        try await write(
             "DELETE FROM sync.replicas WHERE seen_at < now() - \(lifetime)::interval", logger: logger)
     }
 
     func removeReplica(_ id: UUID, logger: Logger) async throws {
-        try await postgres.query("DELETE FROM sync.replicas WHERE id = \(id)", logger: logger)
+        try await write("DELETE FROM sync.replicas WHERE id = \(id)", logger: logger)
     }
 
     /// Records a connected device; returns how many WebSocket devices the user now has.
     func addDevice(_ device: PushDevice, replica: UUID, logger: Logger) async throws -> Int {
-        try await postgres.query(
+        try await write(
             """
             INSERT INTO sync.devices (replica_id, id, app_id, user_id, kind)
             VALUES (\(replica), \(device.id), \(device.key.app), \(device.key.user), \(device.kind.rawValue))
@@ -53,7 +53,7 @@ struct DeviceRepository: PostgresRepository {
 
     /// Forgets a device; returns how many WebSocket devices the user still has.
     func removeDevice(_ device: PushDevice, replica: UUID, logger: Logger) async throws -> Int {
-        try await postgres.query(
+        try await write(
             "DELETE FROM sync.devices WHERE replica_id = \(replica) AND id = \(device.id)", logger: logger)
         return try await liveDevices(app: device.key.app, users: [device.key.user], kind: .webSocket, logger: logger)
             .values.reduce(0, +)
@@ -116,13 +116,13 @@ struct DeviceRepository: PostgresRepository {
 
     /// Sets (or, with nil, refreshes) the status a user chose; returns it and its time.
     func choosePresence(app: UUID, user: String, status: String?, logger: Logger) async throws -> (status: String, seen: Date) {
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             INSERT INTO sync.presence AS p (app_id, user_id, status) VALUES (\(app), \(user), coalesce(\(status), 'available'))
             ON CONFLICT (app_id, user_id) DO UPDATE SET status = coalesce(\(status), p.status), last_seen_at = now()
             RETURNING status, last_seen_at
             """, logger: logger)
-        for try await row in rows.decode((String, Date).self) { return row }
+        for row in rows { return try row.decode((String, Date).self) }
         return (status ?? "available", Date())
     }
 }

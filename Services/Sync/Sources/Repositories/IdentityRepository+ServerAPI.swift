@@ -21,7 +21,7 @@ extension IdentityRepository {
 
     /// Creates the identity; false (and nothing changed) when the user has one already.
     func createIdentity(app: UUID, _ record: IdentityRecord, logger: Logger) async throws -> Bool {
-        let rows = try await postgres.query(
+        let rows = try await write(
             """
             INSERT INTO sync.identities (app_id, user_id, display_name, avatar_url, first_name, last_name,
                 phone_number, email_address, public_key, identity_type, metadata)
@@ -31,7 +31,7 @@ extension IdentityRepository {
             ON CONFLICT (app_id, user_id) DO NOTHING
             RETURNING user_id
             """, logger: logger)
-        for try await _ in rows { return true }
+        for _ in rows { return true }
         return false
     }
 
@@ -62,9 +62,9 @@ extension IdentityRepository {
     /// Removes the identity; false when there was none. A later session or membership of a
     /// conversation makes a new, empty one.
     func deleteIdentity(app: UUID, user: String, logger: Logger) async throws -> Bool {
-        let rows = try await postgres.query(
+        let rows = try await write(
             "DELETE FROM sync.identities WHERE app_id = \(app) AND user_id = \(user) RETURNING user_id", logger: logger)
-        for try await _ in rows { return true }
+        for _ in rows { return true }
         return false
     }
 

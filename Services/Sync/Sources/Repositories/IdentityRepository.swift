@@ -34,7 +34,7 @@ struct IdentityRepository: PostgresRepository {
     /// Brings the identity up to date with a session's claims (a claim that is absent keeps the
     /// stored value); writes nothing when nothing changed.
     func recordClaims(_ claims: InternalAPI.Identity, app: UUID, user: String, logger: Logger) async throws {
-        try await postgres.query(
+        try await write(
             """
             INSERT INTO sync.identities AS i (app_id, user_id, display_name, avatar_url, first_name, last_name)
             VALUES (\(app), \(user), \(claims.displayName), \(claims.avatarURL), \(claims.firstName), \(claims.lastName))

@@ -64,11 +64,12 @@ struct MessageRepository: PostgresRepository {
         }
     }
 
-    /// The common case in one statement, so one round trip and no explicit transaction: a user
-    /// who is a current participant sends inline parts into a conversation that nobody has
-    /// deleted from their devices. The conversation row is locked first and the changelog
-    /// counters after it, as in ``insertMessage``. Anything else returns nil and takes the
-    /// general path, which also says what was wrong.
+    /// The common case in one statement: a user who is a current participant sends inline
+    /// parts into a conversation that nobody has deleted from their devices. The conversation
+    /// row is locked first and the changelog counters after it, as in ``insertMessage``. The
+    /// statement runs in an explicit transaction all the same: it is answered only once the
+    /// commit is confirmed. Anything else returns nil and takes the general path, which also
+    /// says what was wrong.
     private func sendInOneStatement(
         app: UUID, conversation: UUID, sender: String, id: UUID, parts: ValidatedParts, notification: JSONValue?,
         logger: Logger
@@ -76,19 +77,22 @@ struct MessageRepository: PostgresRepository {
         let statement = SendMessageStatement(
             app: app, conversation: conversation, sender: sender, id: id,
             parts: String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self), notification: notification?.jsonText)
-        for try await (position, sentAt, members, displayName, avatarURL, identityType) in try await postgres.execute(
-            statement, logger: logger)
-        {
-            var identity = IdentityRecord(userID: sender)
-            identity.displayName = displayName
-            identity.avatarURL = avatarURL
-            identity.identityType = identityType ?? "user"
-            let record = MessageRecord(
-                id: id, conversationID: conversation, position: position, senderID: sender, senderName: nil,
-                parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil)
-            return SentMessage(record: record, members: members, sender: identity)
+        return try await write(logger: logger) { connection in
+            var sent: SentMessage?
+            for try await (position, sentAt, members, displayName, avatarURL, identityType) in try await connection.execute(
+                statement, logger: logger)
+            {
+                var identity = IdentityRecord(userID: sender)
+                identity.displayName = displayName
+                identity.avatarURL = avatarURL
+                identity.identityType = identityType ?? "user"
+                let record = MessageRecord(
+                    id: id, conversationID: conversation, position: position, senderID: sender, senderName: nil,
+                    parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil)
+                sent = SentMessage(record: record, members: members, sender: identity)
+            }
+            return sent
         }
-        return nil
     }
 
     func insertMessage(

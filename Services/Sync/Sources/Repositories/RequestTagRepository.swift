@@ -11,19 +11,17 @@ struct RequestTagRepository: PostgresRepository {
     /// Records `candidate` as the resource of `tag` unless the tag has one already, and returns
     /// the tag's resource. Committed at once, before the create it stands for.
     func reserve(_ tag: UUID, app: UUID, candidate: String, logger: Logger) async throws -> String {
-        try await postgres.withConnection { connection in
-            // Two statements: after waiting on a concurrent insert of the same tag, the second
-            // one's fresh snapshot sees the row that won.
-            try await connection.query(
-                """
-                INSERT INTO sync.request_tags (app_id, tag, resource) VALUES (\(app), \(tag), \(candidate))
-                ON CONFLICT (app_id, tag) DO NOTHING
-                """, logger: logger)
-            let rows = try await connection.query(
-                "SELECT resource FROM sync.request_tags WHERE app_id = \(app) AND tag = \(tag)", logger: logger)
-            for try await resource in rows.decode(String.self) { return resource }
-            return candidate
-        }
+        // Two transactions: after waiting on a concurrent insert of the same tag, the second
+        // one's fresh snapshot sees the row that won.
+        try await write(
+            """
+            INSERT INTO sync.request_tags (app_id, tag, resource) VALUES (\(app), \(tag), \(candidate))
+            ON CONFLICT (app_id, tag) DO NOTHING
+            """, logger: logger)
+        let rows = try await postgres.query(
+            "SELECT resource FROM sync.request_tags WHERE app_id = \(app) AND tag = \(tag)", logger: logger)
+        for try await resource in rows.decode(String.self) { return resource }
+        return candidate
     }
 
     /// Whether a row of the resource exists, deleted or not (a deleted one is not made again).
