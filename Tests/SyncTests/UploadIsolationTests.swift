@@ -179,3 +179,39 @@ struct UploadIsolationTests {
         }
     }
 }
+
+@Suite("Metadata size")
+struct MetadataSizeTests {
+    @Test(
+        "Shared and private metadata are limited in all: a create or patch that passes it is 413 naming it, and nothing changes")
+    func metadataLimit() async throws {
+        try await SyncHarness.run { harness in
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
+            let big = String(repeating: "x", count: 40 * 1024)
+            let tooBig = try await alice.post(
+                "/conversations",
+                ["participants": ["bob", "carol"], "distinct": false, "metadata": ["a": .string(big), "b": .string(big)]])
+            #expect(tooBig.status == 413, "\(tooBig.text)")
+            #expect(tooBig.errorID == "request_too_large")  // the body limit of the route covers a create
+
+            let first = try await alice.patch(
+                "/\(path(conversation))", [["operation": "set", "property": "metadata.a", "value": .string(big)]])
+            #expect(first.status == 204, "\(first.text)")
+            let second = try await alice.patch(
+                "/\(path(conversation))", [["operation": "set", "property": "metadata.b", "value": .string(big)]])
+            #expect(second.status == 413)
+            #expect(second.errorProperty == "metadata")
+            let stored = try await bob.get("/\(path(conversation))").json?["metadata"]
+            #expect(stored?["a"]?.stringValue == big)
+            #expect(stored?["b"] == nil)
+
+            let own = try await alice.patch(
+                "/\(path(conversation))", [["operation": "set", "property": "private_metadata.a", "value": .string(big)]])
+            #expect(own.status == 204, "\(own.text)")
+            let over = try await alice.patch(
+                "/\(path(conversation))", [["operation": "set", "property": "private_metadata.b", "value": .string(big)]])
+            #expect(over.status == 413)
+            #expect(over.errorProperty == "private_metadata")
+        }
+    }
+}

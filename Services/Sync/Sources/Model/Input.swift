@@ -167,6 +167,20 @@ func userID(fromText text: String, property: String) throws -> String {
     return user
 }
 
+/// The largest a conversation's shared metadata, or one participant's private metadata, may be
+/// in all: its JSON text, in bytes.
+let maxMetadataBytes = 64 * 1024
+
+/// Refuses metadata whose whole JSON text is over ``maxMetadataBytes``, naming `property` (413).
+func checkMetadataSize(_ value: JSONValue, property: String) throws {
+    let size = value.jsonText.utf8.count
+    guard size <= maxMetadataBytes else {
+        throw APIError(
+            .requestTooLarge, "'\(property)' would take \(size) bytes; metadata is at most \(maxMetadataBytes) bytes in all.",
+            property: property, extra: ["max_bytes": .number(Double(maxMetadataBytes))])
+    }
+}
+
 /// Conversation metadata: values are strings or objects of the same kind, nothing else.
 func validateMetadata(_ value: JSONValue, property: String, depth: Int = 0) throws {
     switch value {

@@ -42,6 +42,7 @@ struct ConversationRepository: PostgresRepository {
         if let metadata = request.metadata, metadata != .null {
             guard case .object = metadata else { throw APIError.invalid("metadata", "metadata is an object.") }
             try validateMetadata(metadata, property: "metadata")
+            try checkMetadataSize(metadata, property: "metadata")
         }
         let metadata = request.metadata == .null ? nil : request.metadata
         let distinctKey = request.distinct ? Self.distinctKey(members) : nil
@@ -179,6 +180,8 @@ struct ConversationRepository: PostgresRepository {
                     .participantBlocked, "You blocked '\(blocked)', so they cannot be added.", property: "participants")
             }
             let membershipChanged = !added.isEmpty || !removed.isEmpty
+            try checkMetadataSize(metadata, property: "metadata")
+            try checkMetadataSize(privateMetadata, property: "private_metadata")
             let metadataChanged = metadata != conversation.metadata
             if membershipChanged || metadataChanged {
                 try await connection.query(
