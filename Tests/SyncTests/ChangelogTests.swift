@@ -87,8 +87,9 @@ struct ChangelogTests {
             try await expectChanges(["alice": allRead, "bob": allRead, "dave": allRead], "mark all read")
 
             #expect(try await bob.delete("/\(path(conversation))?mode=all_participants").status == 204)
+            // Gone for everybody: Carol, removed earlier, loses the copy she kept too.
             let gone = [("delete_conversation", conversation)]
-            try await expectChanges(["alice": gone, "bob": gone, "dave": gone], "delete conversation")
+            try await expectChanges(["alice": gone, "bob": gone, "carol": gone, "dave": gone], "delete conversation")
         }
     }
 

@@ -87,6 +87,15 @@ struct Push: Sendable {
         }
     }
 
+    /// Who hears a typist now: the conversation's other current participants.
+    func typingAudience(of typist: TypingTracker.Key, logger: Logger) async throws -> [String] {
+        try await repositories.read(logger: logger) { connection in
+            try await repositories.devices.currentParticipants(
+                app: typist.app, conversation: typist.conversation, connection, logger
+            ).filter { $0 != typist.user }
+        }
+    }
+
     /// Called by a writer after it sent an item: a device that drained after being full gets
     /// what it missed meanwhile.
     func sent(_ device: PushDevice) {
@@ -114,8 +123,10 @@ struct PushMaintenance: Service {
                 if let stuck = device.stuckFor(now: now), stuck >= settings.stallTimeout { device.close(.fellBehind) }
             }
             for relay in push.typing.advance(now: now) {
+                guard let audience = try? await push.typingAudience(of: relay.key, logger: logger), !audience.isEmpty
+                else { continue }
                 _ = try? await PushChannel.publish(
-                    relay.packet, app: relay.app, users: relay.recipients, postgres: push.postgres, logger: logger)
+                    relay.packet, app: relay.key.app, users: audience, postgres: push.postgres, logger: logger)
             }
             if now - lastKeepAlive >= settings.keepAlive {
                 lastKeepAlive = now
