@@ -213,6 +213,8 @@ struct ConversationRepository: PostgresRepository {
             var updated = Set<String>()
             if membershipChanged || metadataChanged { updated = Set(current).subtracting(added).union(removed) }
             if privateChanged, let user = caller.userID, current.contains(user) { updated.insert(user) }
+            // Who deleted the conversation from their devices hears of it again with its next message.
+            updated.subtract(members.filter(\.hidden).map(\.userID))
             try await connection.appendChange(app: app, users: added, .newConversation, conversation: id, logger: logger)
             try await connection.appendChange(
                 app: app, users: updated.sorted(), .updateConversation, conversation: id, logger: logger)
@@ -290,7 +292,7 @@ struct ConversationRepository: PostgresRepository {
                 if leave, current.contains(user) {
                     try await connection.query(
                         "UPDATE sync.conversations SET is_distinct = false, distinct_key = NULL WHERE id = \(id)", logger: logger)
-                    let others = members.filter { $0.isCurrent && $0.userID != user }.map(\.userID)
+                    let others = members.filter { $0.isCurrent && !$0.hidden && $0.userID != user }.map(\.userID)
                     try await connection.appendChange(
                         app: app, users: others, .updateConversation, conversation: id, logger: logger)
                 }
