@@ -22,6 +22,12 @@ struct IdentityRecord: Sendable {
 
     init(userID: String) { self.userID = userID }
 
+    /// Leaves out how to reach the user (e-mail, phone), as for someone they blocked.
+    mutating func withholdContactDetails() {
+        emailAddress = nil
+        phoneNumber = nil
+    }
+
     init(row: PostgresRow) throws {
         let (userID, displayName, avatarURL, firstName, lastName, phone, email, publicKey, type, metadata) = try row.decode(
             (String, String?, String?, String?, String?, String?, String?, String?, String, String).self)

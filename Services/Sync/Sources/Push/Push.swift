@@ -87,12 +87,15 @@ struct Push: Sendable {
         }
     }
 
-    /// Who hears a typist now: the conversation's other current participants.
+    /// Who hears a typist now: the conversation's other current participants, but those who
+    /// blocked the typist.
     func typingAudience(of typist: TypingTracker.Key, logger: Logger) async throws -> [String] {
         try await repositories.read(logger: logger) { connection in
-            try await repositories.devices.currentParticipants(
+            let others = try await repositories.devices.currentParticipants(
                 app: typist.app, conversation: typist.conversation, connection, logger
             ).filter { $0 != typist.user }
+            let blocking = try await connection.usersBlocking(typist.user, among: others, app: typist.app, logger: logger)
+            return others.filter { !blocking.contains($0) }
         }
     }
 

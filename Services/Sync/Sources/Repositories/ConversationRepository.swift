@@ -50,11 +50,7 @@ struct ConversationRepository: PostgresRepository {
                 return .idInUse(id)
             }
             if let creator = caller.userID {
-                let blocked = try await connection.blockedBy(creator, among: members, app: app, logger: logger)
-                if let user = blocked.first {
-                    throw APIError(
-                        .participantBlocked, "You blocked '\(user)', so they cannot be added.", property: "participants")
-                }
+                try await connection.requireNoBlock(between: creator, and: members, app: app, logger: logger)
             }
             let id = request.id ?? UUID()
             let inserted = try await connection.query(
@@ -172,11 +168,8 @@ struct ConversationRepository: PostgresRepository {
             }
             let added = current.filter { !before.contains($0) }
             let removed = before.filter { !current.contains($0) }
-            if let user = caller.userID,
-                let blocked = try await connection.blockedBy(user, among: added, app: app, logger: logger).first
-            {
-                throw APIError(
-                    .participantBlocked, "You blocked '\(blocked)', so they cannot be added.", property: "participants")
+            if let user = caller.userID {
+                try await connection.requireNoBlock(between: user, and: added, app: app, logger: logger)
             }
             let membershipChanged = !added.isEmpty || !removed.isEmpty
             let metadataChanged = metadata != conversation.metadata
@@ -373,6 +366,19 @@ extension PostgresConnection {
                         FROM sync.participants o WHERE o.conversation_id = p.conversation_id AND o.user_id <> p.user_id))
             WHERE p.conversation_id = \(conversation.id) AND p.user_id = ANY(\(users)) AND p.left_position IS NULL
             """, logger: logger)
+    }
+
+    /// Fails with 422 `participant_blocked` (naming `participants`) when `user` would put in a
+    /// conversation someone they blocked or someone who blocked them. The app's backend is not
+    /// held to blocks: it decides who talks to whom.
+    func requireNoBlock(between user: String, and users: [String], app: UUID, logger: Logger) async throws {
+        if let blocked = try await blockedBy(user, among: users, app: app, logger: logger).first {
+            throw APIError(.participantBlocked, "You blocked '\(blocked)', so they cannot be added.", property: "participants")
+        }
+        if let blocker = try await usersBlocking(user, among: users, app: app, logger: logger).sorted().first {
+            throw APIError(
+                .participantBlocked, "'\(blocker)' cannot be added to a conversation with you.", property: "participants")
+        }
     }
 
     /// Those of `users` whom `owner` blocked.
