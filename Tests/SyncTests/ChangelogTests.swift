@@ -87,8 +87,9 @@ struct ChangelogTests {
             try await expectChanges(["alice": allRead, "bob": allRead, "dave": allRead], "mark all read")
 
             #expect(try await bob.delete("/\(path(conversation))?mode=all_participants").status == 204)
+            // Gone for everybody: Carol, removed earlier, loses the copy she kept too.
             let gone = [("delete_conversation", conversation)]
-            try await expectChanges(["alice": gone, "bob": gone, "dave": gone], "delete conversation")
+            try await expectChanges(["alice": gone, "bob": gone, "carol": gone, "dave": gone], "delete conversation")
         }
     }
 
@@ -161,6 +162,57 @@ struct ChangelogTests {
             #expect(try await bob.post("/\(path(conversation))/mark_all_read", [:]).status == 204)
             let allRead = try await snapshot("unread_only")
             #expect(allRead.dropFirst().map { $0["message_id"]?.stringValue } == [messages[5]])
+        }
+    }
+
+    @Test("Anchor 0 carries the user's own tags as the changelog gave them, so a new device learns them too")
+    func snapshotTags() async throws {
+        try await SyncHarness.run { harness in
+            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
+            var messages: [String] = []
+            for index in 0..<4 { messages.append(try await alice.send("m\(index)", to: conversation)["id"]!.stringValue!) }
+            func tag(_ message: String, _ tags: JSONValue) async throws {
+                _ = try await bob.sync(
+                    anchor: 0, operations: [["type": "update_tags", "message_id": .string(message), "tags": tags]])
+            }
+            try await tag(messages[0], ["starred"])
+            try await tag(messages[2], ["important"])
+            try await tag(messages[2], ["starred"])
+            try await tag(messages[3], ["deleted"])
+            // Bob's old device learnt his tags from his changelog: the last update_tags of each message.
+            let (changelog, _) = try await bob.catchUp(from: 1)
+            var learnt: [String: JSONValue] = [:]
+            for operation in changelog where operation["type"] == "update_tags" {
+                learnt[operation["message_id"]!.stringValue!] = operation["tags"]
+            }
+            #expect(learnt.count == 3)
+
+            // His new device: each visible message, followed by his tags of it when he has any.
+            let snapshot = try #require(try await bob.sync(anchor: 0, policy: "complete")["operations"]?.arrayValue)
+            #expect(
+                snapshot.map { "\($0["type"]?.stringValue ?? "?") \($0["message_id"]?.stringValue ?? "-")" } == [
+                    "new_conversation -", "new_message \(messages[0])", "update_tags \(messages[0])",
+                    "new_message \(messages[1])", "new_message \(messages[2])", "update_tags \(messages[2])",
+                ])
+            for operation in snapshot where operation["type"] == "update_tags" {
+                let message = operation["message_id"]!.stringValue!
+                #expect(operation["tags"] == learnt[message], "\(message)")
+                #expect(operation["conversation_id"]?.stringValue == conversation)
+                #expect(operation["seq"] == snapshot[0]["seq"])
+            }
+            #expect(learnt[messages[3]] == ["deleted"], "a message tagged deleted is gone from his devices")
+
+            // Tags of messages older than what the policy brings come too, for the history read later.
+            #expect(try await bob.post("/\(path(conversation))/mark_all_read", ["position": 3]).status == 204)
+            let unread = try #require(try await bob.sync(anchor: 0, policy: "unread_only")["operations"]?.arrayValue)
+            #expect(
+                unread.map { "\($0["type"]?.stringValue ?? "?") \($0["message_id"]?.stringValue ?? "-")" } == [
+                    "new_conversation -", "update_tags \(messages[0])", "new_message \(messages[2])",
+                    "update_tags \(messages[2])",
+                ])
+            // Tags are the user's own: Alice's new device gets none of Bob's.
+            let aliceSnapshot = try await alice.sync(anchor: 0, policy: "complete")["operations"]?.arrayValue ?? []
+            #expect(!aliceSnapshot.contains { $0["type"] == "update_tags" })
         }
     }
 

@@ -72,6 +72,44 @@ struct PresenceTests {
         }
     }
 
+    @Test("Presence.sync answers only about users who share a conversation with the caller, and no longer after a removal")
+    func presenceOnlyOfContacts() async throws {
+        try await SyncHarness.run(settings: quickPush) { harness in
+            let alice = try await harness.user("alice")
+            let bob = try await harness.user("bob")
+            let carol = try await harness.user("carol")
+            let stranger = try await harness.user("stranger")
+            let conversation = try await alice.conversation(with: ["bob", "carol"], distinct: false)
+            let aliceSocket = try await harness.socket(alice)
+            let busy = try await aliceSocket.request(
+                "Presence.update", data: [["operation": "set", "property": "status", "value": "busy"]])
+            #expect(busy["success"] == .bool(true))
+
+            /// Whose presence a Presence.sync of these ids answers, with the status it gives.
+            func answered(_ user: UserClient, about ids: [String]) async throws -> [String: String] {
+                let socket = try await harness.socket(user)
+                let identities = ids.map { JSONValue.string(LayerID.identity(userID: $0)) }
+                let synced = try await socket.request("Presence.sync", data: ["ids": .array(identities)])
+                await socket.close()
+                var result: [String: String] = [:]
+                for change in synced["data"]?["changes"]?.arrayValue ?? [] {
+                    let status = change["data"]?.arrayValue?.first { $0["property"] == "presence.status" }?["value"]
+                    result[change["object"]?["id"]?.stringValue ?? "?"] = status?.stringValue
+                }
+                return result
+            }
+            #expect(try await answered(bob, about: ["alice", "stranger"]) == [alice.identityID: "busy"])
+            #expect(try await answered(stranger, about: ["alice", "bob"]) == [:], "a stranger learns nobody's presence")
+            #expect(try await answered(stranger, about: ["stranger"]).keys.sorted() == [stranger.identityID])
+            #expect(try await answered(carol, about: ["alice"]) == [alice.identityID: "busy"])
+
+            let remove: JSONValue = [["operation": "remove", "property": "participants", "id": .string(carol.identityID)]]
+            #expect(try await alice.patch("/\(path(conversation))", remove).status == 204)
+            #expect(try await answered(carol, about: ["alice", "bob"]) == [:], "nor does a participant after their removal")
+            await aliceSocket.close()
+        }
+    }
+
     @Test("Identity changes made by the backend are pushed to the user and those who share a conversation, and to nobody else")
     func identityChanges() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in

@@ -5,7 +5,8 @@ import Logging
 
 /// Identities, blocks and announcements as a user or the app reads them.
 extension Messaging {
-    /// `user`'s identity. With a `viewer`, only if the two share a conversation (404 otherwise).
+    /// `user`'s identity. With a `viewer`, only if the two share a conversation (404 otherwise),
+    /// and without the contact details if `user` blocked the viewer.
     func identity(app: UUID, user: String, viewer: String?, urls: URLBuilder, logger: Logger) async throws -> IdentityObject {
         try await repositories.read(logger: logger) { connection in
             if let viewer,
@@ -13,8 +14,11 @@ extension Messaging {
             {
                 throw APIError.notFound("The identity")
             }
-            guard let record = try await repositories.identities.identity(app: app, user: user, connection, logger) else {
+            guard var record = try await repositories.identities.identity(app: app, user: user, connection, logger) else {
                 throw APIError.notFound(viewer == nil ? "The user '\(user)'" : "The identity")
+            }
+            if let viewer, try await !connection.blockedBy(user, among: [viewer], app: app, logger: logger).isEmpty {
+                record.withholdContactDetails()
             }
             var presenter = presenter(app: app, viewer: viewer, urls: urls, connection, logger)
             try await presenter.loadIdentities([user])

@@ -22,6 +22,12 @@ struct IdentityRecord: Sendable {
 
     init(userID: String) { self.userID = userID }
 
+    /// Leaves out how to reach the user (e-mail, phone), as for someone they blocked.
+    mutating func withholdContactDetails() {
+        emailAddress = nil
+        phoneNumber = nil
+    }
+
     init(row: PostgresRow) throws {
         let (userID, displayName, avatarURL, firstName, lastName, phone, email, publicKey, type, metadata) = try row.decode(
             (String, String?, String?, String?, String?, String?, String?, String?, String, String).self)
@@ -77,15 +83,37 @@ struct ParticipantRecord: Sendable {
     var deliveredPosition: Int64
     var readPosition: Int64
     var privateMetadata: JSONValue
+    /// For a removed participant: when they were removed, and the conversation as it was then,
+    /// which is all they see of it from then on.
+    var leftAt: Date?
+    var leftView: LeftView?
 
     var isCurrent: Bool { leftPosition == nil }
 
+    /// The conversation as a participant left it: its metadata, and the others with their marks.
+    struct LeftView: Codable, Sendable {
+        var metadata: JSONValue
+        var members: [Member]
+
+        struct Member: Codable, Sendable {
+            var userID: String
+            var read: Int64
+            var delivered: Int64
+            var left: Int64?
+
+            enum CodingKeys: String, CodingKey {
+                case read, delivered, left
+                case userID = "user_id"
+            }
+        }
+    }
+
     static let columns =
-        "p.conversation_id, p.user_id, p.left_position, p.cleared_position, p.hidden, p.delivered_position, p.read_position, p.private_metadata::text"
+        "p.conversation_id, p.user_id, p.left_position, p.cleared_position, p.hidden, p.delivered_position, p.read_position, p.private_metadata::text, p.left_at, p.left_view::text"
 
     init(row: PostgresRow) throws {
-        let (conversationID, userID, left, cleared, hidden, delivered, read, privateMetadata) = try row.decode(
-            (UUID, String, Int64?, Int64, Bool, Int64, Int64, String).self)
+        let (conversationID, userID, left, cleared, hidden, delivered, read, privateMetadata, leftAt, leftView) = try row.decode(
+            (UUID, String, Int64?, Int64, Bool, Int64, Int64, String, Date?, String?).self)
         self.conversationID = conversationID
         self.userID = userID
         self.leftPosition = left
@@ -94,6 +122,16 @@ struct ParticipantRecord: Sendable {
         self.deliveredPosition = delivered
         self.readPosition = read
         self.privateMetadata = JSONValue(jsonText: privateMetadata) ?? [:]
+        self.leftAt = leftAt
+        self.leftView = leftView.flatMap { try? storedJSONDecoder.decode(LeftView.self, from: Data($0.utf8)) }
+    }
+
+    /// Another participant as a removed one saw them when leaving, with the marks of then.
+    init(member: LeftView.Member, of conversation: UUID) {
+        self.init(newMember: member.userID, of: conversation)
+        leftPosition = member.left
+        deliveredPosition = member.delivered
+        readPosition = member.read
     }
 
     /// A current participant who has read and received nothing yet.
@@ -163,9 +201,25 @@ extension MessageRecord {
     }
 }
 
+/// One user's receipt of a message, with when it reached each status.
+struct Receipt: Sendable {
+    var status: ReceiptStatus
+    var deliveredAt: Date?
+    var readAt: Date?
+
+    /// The status it had at `time`; nil if there was no receipt yet.
+    func status(at time: Date) -> ReceiptStatus? {
+        if let readAt, readAt <= time { return .read }
+        if let deliveredAt, deliveredAt <= time { return .delivered }
+        return nil
+    }
+}
+
 /// Recipient status, in its only allowed order: sent < delivered < read.
 enum ReceiptStatus: Int16, Comparable, Sendable {
-    case sent = 0, delivered = 1, read = 2
+    case sent = 0
+    case delivered = 1
+    case read = 2
 
     init?(name: String) {
         switch name {

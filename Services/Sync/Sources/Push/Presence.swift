@@ -7,7 +7,7 @@ import PostgresNIO
 /// Presence (reference 4.8): the status a user chose while at least one of their WebSockets is
 /// connected, `offline` otherwise; `invisible` looks `offline` to everyone but its owner. Every
 /// change is pushed, as an Identity `update`, to the devices of everyone who shares a
-/// conversation with the user.
+/// conversation with the user. Two users in a block (either way) see each other always offline.
 struct Presence: Sendable {
     /// What a client may choose; `auto` restores the last choice.
     static let choices: Set<String> = ["available", "busy", "away", "invisible", "auto"]
@@ -36,7 +36,9 @@ struct Presence: Sendable {
     private func publish(
         app: UUID, user: String, status: String, seen: Date, urls: URLBuilder, logger: Logger
     ) async throws {
-        let others = try await repositories.devices.contacts(app: app, user: user, logger: logger).filter { $0 != user }
+        var others = try await repositories.devices.contacts(app: app, user: user, logger: logger).filter { $0 != user }
+        let hidden = try await repositories.blocks.blockedEitherWay(app: app, user: user, among: others, logger: logger)
+        others.removeAll(where: hidden.contains)
         let visible = status == "invisible" ? "offline" : status
         let own = Self.change(user: user, status: status, seen: seen, urls: urls)
         _ = try await PushChannel.publish(own, app: app, users: [user], postgres: postgres, logger: logger)
@@ -48,17 +50,34 @@ struct Presence: Sendable {
 
     /// The presence of these users as `viewer` sees it, as Identity `update` change bodies.
     func changes(app: UUID, users: [String], viewer: String, urls: URLBuilder, logger: Logger) async throws -> [JSONValue] {
+        try await packets(app: app, users: users, viewer: viewer, urls: urls, logger: logger).map {
+            JSONValue(jsonText: $0.body) ?? .null
+        }
+    }
+
+    /// The presence of these users as `viewer` sees it, as Identity `update` packets.
+    func packets(app: UUID, users: [String], viewer: String, urls: URLBuilder, logger: Logger) async throws -> [EphemeralPacket] {
         guard !users.isEmpty else { return [] }
         let chosen = try await repositories.devices.chosenPresence(app: app, users: users, logger: logger)
         let online = try await repositories.devices.liveDevices(app: app, users: users, kind: .webSocket, logger: logger)
-        var result: [JSONValue] = []
-        for user in users {
+        let hidden = try await repositories.blocks.blockedEitherWay(app: app, user: viewer, among: users, logger: logger)
+        return users.map { user in
             var status = online[user] != nil ? (chosen[user]?.status ?? "available") : "offline"
+            var seen = chosen[user]?.seen
             if status == "invisible", user != viewer { status = "offline" }
-            let body = Self.change(user: user, status: status, seen: chosen[user]?.seen, urls: urls).body
-            result.append(JSONValue(jsonText: body) ?? .null)
+            if hidden.contains(user) { (status, seen) = ("offline", nil) }
+            return Self.change(user: user, status: status, seen: seen, urls: urls)
         }
-        return result
+    }
+
+    /// After a block is made or lifted, shows each of the two the other's presence as they may
+    /// see it now: offline while the block lasts, the real one again after it.
+    func blockChanged(app: UUID, between owner: String, and blocked: String, urls: URLBuilder, logger: Logger) async throws {
+        for (user, viewer) in [(owner, blocked), (blocked, owner)] {
+            for packet in try await packets(app: app, users: [user], viewer: viewer, urls: urls, logger: logger) {
+                _ = try await PushChannel.publish(packet, app: app, users: [viewer], postgres: postgres, logger: logger)
+            }
+        }
     }
 
     static func change(user: String, status: String, seen: Date?, urls: URLBuilder) -> EphemeralPacket {

@@ -87,6 +87,18 @@ struct Push: Sendable {
         }
     }
 
+    /// Who hears a typist now: the conversation's other current participants, but those who
+    /// blocked the typist.
+    func typingAudience(of typist: TypingTracker.Key, logger: Logger) async throws -> [String] {
+        try await repositories.read(logger: logger) { connection in
+            let others = try await repositories.devices.currentParticipants(
+                app: typist.app, conversation: typist.conversation, connection, logger
+            ).filter { $0 != typist.user }
+            let blocking = try await connection.usersBlocking(typist.user, among: others, app: typist.app, logger: logger)
+            return others.filter { !blocking.contains($0) }
+        }
+    }
+
     /// Called by a writer after it sent an item: a device that drained after being full gets
     /// what it missed meanwhile.
     func sent(_ device: PushDevice) {
@@ -114,8 +126,10 @@ struct PushMaintenance: Service {
                 if let stuck = device.stuckFor(now: now), stuck >= settings.stallTimeout { device.close(.fellBehind) }
             }
             for relay in push.typing.advance(now: now) {
+                guard let audience = try? await push.typingAudience(of: relay.key, logger: logger), !audience.isEmpty
+                else { continue }
                 _ = try? await PushChannel.publish(
-                    relay.packet, app: relay.app, users: relay.recipients, postgres: push.postgres, logger: logger)
+                    relay.packet, app: relay.key.app, users: audience, postgres: push.postgres, logger: logger)
             }
             if now - lastKeepAlive >= settings.keepAlive {
                 lastKeepAlive = now

@@ -14,12 +14,12 @@ final class TypingTracker: Sendable {
         let user: String
     }
 
-    /// What the tracker needs to speak for a silent typist.
+    /// What the tracker needs to speak for a silent typist. Who receives what it says is decided
+    /// when it says it (``Push/typingAudience(of:logger:)``): whoever left the conversation
+    /// meanwhile no longer hears of it.
     struct Typist: Sendable {
         var action: String
         var since: ContinuousClock.Instant
-        /// The other participants, who receive the indicator.
-        var recipients: [String]
         /// The indicator's `object` and the sender's identity, already JSON.
         var object: JSONValue
         var sender: JSONValue
@@ -32,7 +32,7 @@ final class TypingTracker: Sendable {
         self.timeout = timeout
     }
 
-    /// Records what a typist said; the packet to relay to `recipients`.
+    /// Records what a typist said; the packet to relay.
     func record(_ key: Key, _ typist: Typist) -> EphemeralPacket {
         typists.withLock { typists in
             if typist.action == "finished" { typists[key] = nil } else { typists[key] = typist }
@@ -40,15 +40,15 @@ final class TypingTracker: Sendable {
         return Self.packet(key, typist)
     }
 
-    /// Moves on every typist silent for `timeout`; the packets to relay, with their audience.
-    func advance(now: ContinuousClock.Instant) -> [(app: UUID, recipients: [String], packet: EphemeralPacket)] {
+    /// Moves on every typist silent for `timeout`; the packets to relay, with whose they are.
+    func advance(now: ContinuousClock.Instant) -> [(key: Key, packet: EphemeralPacket)] {
         typists.withLock { typists in
-            var relayed: [(app: UUID, recipients: [String], packet: EphemeralPacket)] = []
+            var relayed: [(key: Key, packet: EphemeralPacket)] = []
             for (key, var typist) in typists where now - typist.since >= timeout {
                 typist.action = typist.action == "started" ? "paused" : "finished"
                 typist.since = now
                 typists[key] = typist.action == "finished" ? nil : typist
-                relayed.append((key.app, typist.recipients, Self.packet(key, typist)))
+                relayed.append((key, Self.packet(key, typist)))
             }
             return relayed
         }

@@ -104,13 +104,14 @@ struct WebSocketRequests: Sendable {
             try await push.presence.choose(status, app: app, user: user, urls: device.urls, logger: context.logger)
             return nil
         case "Presence.sync":
-            var users: [String]
+            // Presence is only about those who share a conversation with the caller (and the
+            // caller); an id of anyone else gets no answer, as if they had no presence at all.
+            let contacts = try await push.repositories.devices.contacts(app: app, user: user, logger: context.logger)
+            var users = contacts
             if case .object(let fields)? = data, case .array(let ids)? = fields["ids"] {
-                users = try ids.enumerated().map { try userID(named: $1, property: "ids.\($0)") }
-            } else {
-                users = try await push.repositories.devices.contacts(app: app, user: user, logger: context.logger)
+                let asked = Set(try ids.enumerated().map { try userID(named: $1, property: "ids.\($0)") })
+                users = contacts.filter(asked.contains)
             }
-            users = Array(Set(users)).sorted()
             let changes = try await push.presence.changes(
                 app: app, users: users, viewer: user, urls: device.urls, logger: context.logger)
             return .object(["changes": .array(changes)])
@@ -178,21 +179,22 @@ struct WebSocketRequests: Sendable {
         }
         let (user, app) = (session.userID, session.appID)
         let urls = device.urls
-        let (recipients, sender) = try await push.repositories.read(logger: context.logger) { connection in
+        let key = TypingTracker.Key(app: app, conversation: conversation, user: user)
+        let sender = try await push.repositories.read(logger: context.logger) { connection in
             let members = try await push.repositories.devices.currentParticipants(
                 app: app, conversation: conversation, connection, context.logger)
             guard members.contains(user) else { throw APIError.notFound("The conversation") }
             var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
             try await presenter.loadIdentities([user])
-            return (members.filter { $0 != user }, try jsonValue(presenter.basicIdentity(user)))
+            return try jsonValue(presenter.basicIdentity(user))
         }
+        let recipients = try await push.typingAudience(of: key, logger: context.logger)
         let objectJSON = JSONValue.object([
             "type": .string("Conversation"), "id": .string(LayerID(.conversations, conversation).uri),
             "url": .string(urls.conversation(conversation)),
         ])
         let packet = push.typing.record(
-            TypingTracker.Key(app: app, conversation: conversation, user: user),
-            TypingTracker.Typist(action: action, since: .now, recipients: recipients, object: objectJSON, sender: sender))
+            key, TypingTracker.Typist(action: action, since: .now, object: objectJSON, sender: sender))
         guard !recipients.isEmpty else { return }
         _ = try await PushChannel.publish(packet, app: app, users: recipients, postgres: push.postgres, logger: context.logger)
     }

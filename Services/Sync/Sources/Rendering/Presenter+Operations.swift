@@ -15,6 +15,16 @@ extension Presenter {
         for (record, object) in zip(messageRecords, try await system.messages(messageRecords)) {
             messages[record.id] = (record, object)
         }
+        // A removed participant sees the message as the conversation was when they left it.
+        var formerViews: [String: [UUID: MessageObject]] = [:]
+        for entry in entries where entry.type == .newMessage {
+            guard let id = entry.message, let record = messages[id]?.record,
+                system.participants[record.conversationID]?.contains(where: { $0.userID == entry.user && $0.leftView != nil })
+                    == true, formerViews[entry.user]?[id] == nil
+            else { continue }
+            var viewer = system.viewing(as: entry.user)
+            formerViews[entry.user, default: [:]][id] = try await viewer.messages([record]).first
+        }
         var conversations: [String: [UUID: ConversationObject]] = [:]
         let needsConversation = entries.filter { [.newConversation, .updateConversation].contains($0.type) }
         let conversationIDs = Set(needsConversation.compactMap(\.conversation))
@@ -38,6 +48,7 @@ extension Presenter {
                 message = object
                 let status = object.recipientStatus[system.identityID(entry.user)] ?? ReceiptStatus.read.name
                 message?.isUnread = record.senderID != entry.user && status != ReceiptStatus.read.name
+                if let former = formerViews[entry.user]?[id] { message = former }
             }
             return OperationObject(
                 seq: entry.seq, type: entry.type, conversationID: entry.conversation, messageID: entry.message,

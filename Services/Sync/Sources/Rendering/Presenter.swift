@@ -110,7 +110,7 @@ struct Presenter {
             receipts: [:])
     }
 
-    private func receipts(of messages: [UUID]) async throws -> [UUID: [String: ReceiptStatus]] {
+    private func receipts(of messages: [UUID]) async throws -> [UUID: [String: Receipt]] {
         try await database.receipts(of: messages, logger: logger)
     }
 
@@ -130,15 +130,24 @@ struct Presenter {
     }
 
     private func message(
-        for record: MessageRecord, members all: [ParticipantRecord], receipts: [String: ReceiptStatus]
+        for record: MessageRecord, members all: [ParticipantRecord], receipts: [String: Receipt]
     ) -> MessageObject {
-        let members = all.filter { participant in
+        var everyone = all
+        var receiptStatus = receipts.mapValues(\.status)
+        // A removed participant sees the others as they were at the removal: who was in the
+        // conversation, and how far each had received and read. Their own status goes on.
+        if let own = all.first(where: { $0.userID == viewer }), let view = own.leftView, let leftAt = own.leftAt {
+            everyone = [own] + view.members.map { ParticipantRecord(member: $0, of: record.conversationID) }
+            receiptStatus = receipts.compactMapValues { $0.status(at: leftAt) }
+            receiptStatus[own.userID] = receipts[own.userID]?.status
+        }
+        let members = everyone.filter { participant in
             participant.leftPosition.map { record.position <= $0 } ?? true
         }
         var recipientStatus: [String: String] = [:]
         var viewerStatus: ReceiptStatus?
         for participant in members {
-            let status = Self.status(of: record, for: participant, receipt: receipts[participant.userID])
+            let status = Self.status(of: record, for: participant, receipt: receiptStatus[participant.userID])
             recipientStatus[identityID(participant.userID)] = status.name
             if participant.userID == viewer { viewerStatus = status }
         }
@@ -194,13 +203,14 @@ struct Presenter {
         return records.map { record in
             let members = participants[record.id] ?? []
             let own = members.first { $0.userID == viewer }
-            // A former participant still sees the conversation, but no longer who is in it.
+            // A former participant still sees the conversation, but no longer who is in it, and its
+            // metadata as it was when they left.
             let visible = (own.map { !$0.isCurrent } ?? false) ? [] : members.filter(\.isCurrent)
             var object = ConversationObject(
                 id: LayerID(.conversations, record.id).uri, url: urls.conversation(record.id),
                 messagesURL: urls.messages(of: record.id), createdAt: record.createdAt,
                 participants: visible.map { basicIdentity($0.userID) }, isDistinct: record.isDistinct,
-                metadata: record.metadata)
+                metadata: own?.leftView?.metadata ?? record.metadata)
             if viewer != nil {
                 let stat = stats[record.id]
                 object.viewer = .init(

@@ -5,7 +5,9 @@ import Logging
 import PostgresNIO
 
 /// Blocks: a user (the owner) no longer sees the messages of the users they blocked and cannot
-/// add them to conversations. The Server API manages them on the owner's behalf.
+/// add them to conversations; the blocked users cannot add the owner to conversations either, do
+/// not reach them with typing indicators, do not see their contact details, and the two do not
+/// see each other's presence. The Server API manages them on the owner's behalf.
 struct BlockRepository: PostgresRepository {
     let postgres: PostgresClient
 
@@ -21,6 +23,20 @@ struct BlockRepository: PostgresRepository {
             """, logger: logger)
         var result: [String] = []
         for try await user in rows.decode(String.self) { result.append(user) }
+        return result
+    }
+
+    /// Those of `users` in a block with `user`, either way: whom `user` blocked and who blocked `user`.
+    func blockedEitherWay(app: UUID, user: String, among users: [String], logger: Logger) async throws -> Set<String> {
+        guard !users.isEmpty else { return [] }
+        let rows = try await postgres.query(
+            """
+            SELECT blocked_id FROM sync.blocks WHERE app_id = \(app) AND owner_id = \(user) AND blocked_id = ANY(\(users))
+            UNION
+            SELECT owner_id FROM sync.blocks WHERE app_id = \(app) AND blocked_id = \(user) AND owner_id = ANY(\(users))
+            """, logger: logger)
+        var result = Set<String>()
+        for try await other in rows.decode(String.self) { result.insert(other) }
         return result
     }
 

@@ -59,8 +59,11 @@ struct ChangelogRepository: PostgresRepository {
     }
 
     /// The latest state, one operation per object: each conversation the user sees, followed by
-    /// the messages the policy asks for. Every operation carries the sequence number the state is
-    /// as of; the changes after it come with the next anchor.
+    /// the messages the policy asks for, each with the user's own tags of it (an `update_tags`, as
+    /// the changelog gave them). Tags of the older messages that the policy leaves out come too,
+    /// so the user's state is whole whatever the policy; a message and its tags are never split
+    /// between pages. Every operation carries the sequence number the state is as of; the changes
+    /// after it come with the next anchor.
     func snapshot(
         cursor: SnapshotCursor?, seq: Int64, policy: SyncPolicy, partialCount: Int, limit: Int,
         presenter: inout Presenter, _ logger: Logger
@@ -79,7 +82,7 @@ struct ChangelogRepository: PostgresRepository {
         var records: [ConversationRecord] = []
         for try await row in rows { records.append(try ConversationRecord(row: row)) }
 
-        var plan: [(conversation: ConversationRecord, emitConversation: Bool, messages: [MessageRecord])] = []
+        var plan: [(conversation: ConversationRecord, emitConversation: Bool, messages: [SnapshotMessage])] = []
         var budget = limit
         var next: SnapshotCursor?
         for record in records {
@@ -92,14 +95,20 @@ struct ChangelogRepository: PostgresRepository {
                 budget -= 1
             }
             let after = resumed ? cursor!.position : 0
+            // Each row is worth one operation at least, so one more than the budget tells whether more follow.
             let wanted = try await snapshotMessages(
                 conversation: record.id, user: user, policy: policy, partialCount: partialCount, after: after,
                 limit: budget + 1, connection, logger)
-            let taken = Array(wanted.prefix(budget))
-            budget -= taken.count
+            var taken: [SnapshotMessage] = []
+            for message in wanted {
+                // The first message of a page goes in even when it and its tags exceed a limit of 1.
+                guard message.operationCount <= budget || budget == limit else { break }
+                budget -= min(message.operationCount, budget)
+                taken.append(message)
+            }
             plan.append((record, !resumed, taken))
             if wanted.count > taken.count {
-                next = SnapshotCursor(seq: seq, conversation: record.id, position: taken.last?.position ?? after)
+                next = SnapshotCursor(seq: seq, conversation: record.id, position: taken.last?.record.position ?? after)
                 break
             }
         }
@@ -108,7 +117,7 @@ struct ChangelogRepository: PostgresRepository {
         for (record, object) in zip(plan.filter(\.emitConversation).map(\.conversation), conversations) {
             byID[record.id] = object
         }
-        let messageObjects = try await presenter.messages(plan.flatMap(\.messages))
+        let messageObjects = try await presenter.messages(plan.flatMap(\.messages).filter(\.inWindow).map(\.record))
         var messageIterator = messageObjects.makeIterator()
         var operations: [OperationObject] = []
         for step in plan {
@@ -118,21 +127,41 @@ struct ChangelogRepository: PostgresRepository {
                         seq: seq, type: .newConversation, conversationID: step.conversation.id,
                         conversation: byID[step.conversation.id], data: [:]))
             }
-            for record in step.messages {
-                operations.append(
-                    OperationObject(
-                        seq: seq, type: .newMessage, conversationID: record.conversationID, messageID: record.id,
-                        message: messageIterator.next(), data: [:]))
+            for message in step.messages {
+                let record = message.record
+                if message.inWindow {
+                    operations.append(
+                        OperationObject(
+                            seq: seq, type: .newMessage, conversationID: record.conversationID, messageID: record.id,
+                            message: messageIterator.next(), data: [:]))
+                }
+                if !message.tags.isEmpty {
+                    operations.append(
+                        OperationObject(
+                            seq: seq, type: .updateTags, conversationID: record.conversationID, messageID: record.id,
+                            data: ["tags": .array(message.tags.map(JSONValue.string))]))
+                }
             }
         }
         return (operations, next)
     }
 
-    /// The messages of one conversation that a snapshot includes, oldest first.
+    /// A message of a snapshot: in the window the policy asks for (then the message itself goes
+    /// out), or older but tagged by the user (then only the tags do).
+    private struct SnapshotMessage {
+        var record: MessageRecord
+        var tags: [String]
+        var inWindow: Bool
+
+        var operationCount: Int { (inWindow ? 1 : 0) + (tags.isEmpty ? 0 : 1) }
+    }
+
+    /// The messages of one conversation that a snapshot includes, oldest first: those of the
+    /// policy's window and, before it, those the user tagged.
     private func snapshotMessages(
         conversation: UUID, user: String, policy: SyncPolicy, partialCount: Int, after: Int64, limit: Int,
         _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> [MessageRecord] {
+    ) async throws -> [SnapshotMessage] {
         let from: String
         switch policy {
         case .complete:
@@ -163,14 +192,29 @@ struct ChangelogRepository: PostgresRepository {
         let rows = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    SELECT \(MessageRecord.columns) FROM sync.participants p
+                    SELECT \(MessageRecord.columns), coalesce(t.tags, '{}'), m.position >= w.start
+                    FROM sync.participants p
+                    CROSS JOIN LATERAL (SELECT \(from) AS start) w
                     JOIN sync.messages m ON m.conversation_id = p.conversation_id
+                    LEFT JOIN sync.message_tags t ON t.message_id = m.id AND t.user_id = p.user_id
                     WHERE p.conversation_id = $1 AND p.user_id = $2 AND m.position > $3
-                      AND m.position >= \(from) AND \(messageVisibleToParticipant)
+                      AND (m.position >= w.start OR cardinality(t.tags) > 0) AND \(messageVisibleToParticipant)
                     ORDER BY m.position LIMIT $4
                     """, binds: binds), logger: logger)
-        var result: [MessageRecord] = []
-        for try await row in rows { result.append(try MessageRecord(row: row)) }
+        var result: [SnapshotMessage] = []
+        for try await row in rows {
+            let (
+                id, conversationID, position, senderID, senderName, parts, notification, sentAt, updatedAt, deletedAt, tags,
+                inWindow
+            ) =
+                try row.decode((UUID, UUID, Int64, String?, String?, String, String?, Date, Date?, Date?, [String], Bool).self)
+            let record = MessageRecord(
+                id: id, conversationID: conversationID, position: position, senderID: senderID, senderName: senderName,
+                parts: (try? storedJSONDecoder.decode([StoredPart].self, from: Data(parts.utf8))) ?? [],
+                notification: notification.flatMap(JSONValue.init(jsonText:)), sentAt: sentAt, updatedAt: updatedAt,
+                deletedAt: deletedAt)
+            result.append(SnapshotMessage(record: record, tags: tags, inWindow: inWindow))
+        }
         return result
     }
 }

@@ -51,11 +51,7 @@ struct ConversationRepository: PostgresRepository {
                 return .idInUse(id)
             }
             if let creator = caller.userID {
-                let blocked = try await connection.blockedBy(creator, among: members, app: app, logger: logger)
-                if let user = blocked.first {
-                    throw APIError(
-                        .participantBlocked, "You blocked '\(user)', so they cannot be added.", property: "participants")
-                }
+                try await connection.requireNoBlock(between: creator, and: members, app: app, logger: logger)
             }
             let id = request.id ?? UUID()
             let inserted = try await connection.query(
@@ -173,11 +169,8 @@ struct ConversationRepository: PostgresRepository {
             }
             let added = current.filter { !before.contains($0) }
             let removed = before.filter { !current.contains($0) }
-            if let user = caller.userID,
-                let blocked = try await connection.blockedBy(user, among: added, app: app, logger: logger).first
-            {
-                throw APIError(
-                    .participantBlocked, "You blocked '\(blocked)', so they cannot be added.", property: "participants")
+            if let user = caller.userID {
+                try await connection.requireNoBlock(between: user, and: added, app: app, logger: logger)
             }
             let membershipChanged = !added.isEmpty || !removed.isEmpty
             try checkMetadataSize(metadata, property: "metadata")
@@ -192,20 +185,18 @@ struct ConversationRepository: PostgresRepository {
                     WHERE id = \(id)
                     """, logger: logger)
             }
+            if !removed.isEmpty {
+                // Those removed keep the conversation as it was before this change.
+                try await connection.removeParticipants(removed, from: conversation, logger: logger)
+            }
             if !added.isEmpty {
                 try await connection.ensureIdentities(app: app, users: added, logger: logger)
                 try await connection.query(
                     """
                     INSERT INTO sync.participants (app_id, conversation_id, user_id)
                     SELECT \(app), \(id), u FROM unnest(\(added)::text[]) AS u ORDER BY u
-                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET left_position = NULL, hidden = false
-                    """, logger: logger)
-            }
-            if !removed.isEmpty {
-                try await connection.query(
-                    """
-                    UPDATE sync.participants SET left_position = \(conversation.lastPosition)
-                    WHERE conversation_id = \(id) AND user_id = ANY(\(removed))
+                    ON CONFLICT (conversation_id, user_id) DO UPDATE
+                        SET left_position = NULL, left_at = NULL, left_view = NULL, hidden = false
                     """, logger: logger)
             }
             if privateChanged, let user = caller.userID {
@@ -218,6 +209,8 @@ struct ConversationRepository: PostgresRepository {
             var updated = Set<String>()
             if membershipChanged || metadataChanged { updated = Set(current).subtracting(added).union(removed) }
             if privateChanged, let user = caller.userID, current.contains(user) { updated.insert(user) }
+            // Who deleted the conversation from their devices hears of it again with its next message.
+            updated.subtract(members.filter(\.hidden).map(\.userID))
             try await connection.appendChange(app: app, users: added, .newConversation, conversation: id, logger: logger)
             try await connection.appendChange(
                 app: app, users: updated.sorted(), .updateConversation, conversation: id, logger: logger)
@@ -276,14 +269,17 @@ struct ConversationRepository: PostgresRepository {
             case (.allParticipants, _), (_, nil):
                 try await connection.query(
                     "UPDATE sync.conversations SET deleted_at = now(), distinct_key = NULL WHERE id = \(id)", logger: logger)
+                // Gone for everybody: former participants who still hold it lose it too.
                 try await connection.appendChange(
-                    app: app, users: current, .deleteConversation, conversation: id,
+                    app: app, users: members.filter { !$0.hidden }.map(\.userID), .deleteConversation, conversation: id,
                     data: ["mode": "all_participants"], logger: logger)
             case (.myDevices, let user?):
+                if leave, current.contains(user) {
+                    try await connection.removeParticipants([user], from: conversation, logger: logger)
+                }
                 try await connection.query(
                     """
-                    UPDATE sync.participants SET hidden = true, cleared_position = \(conversation.lastPosition),
-                        left_position = CASE WHEN \(leave) THEN coalesce(left_position, \(conversation.lastPosition)) ELSE left_position END
+                    UPDATE sync.participants SET hidden = true, cleared_position = \(conversation.lastPosition)
                     WHERE conversation_id = \(id) AND user_id = \(user)
                     """, logger: logger)
                 try await connection.appendChange(
@@ -292,8 +288,9 @@ struct ConversationRepository: PostgresRepository {
                 if leave, current.contains(user) {
                     try await connection.query(
                         "UPDATE sync.conversations SET is_distinct = false, distinct_key = NULL WHERE id = \(id)", logger: logger)
+                    let others = members.filter { $0.isCurrent && !$0.hidden && $0.userID != user }.map(\.userID)
                     try await connection.appendChange(
-                        app: app, users: current.filter { $0 != user }, .updateConversation, conversation: id, logger: logger)
+                        app: app, users: others, .updateConversation, conversation: id, logger: logger)
                 }
             }
         }
@@ -354,6 +351,37 @@ extension PostgresConnection {
             """, logger: logger)
         for try await _ in rows { return true }
         return false
+    }
+
+    /// Takes `users` out of a conversation: they keep the messages up to its last position, and
+    /// from now on see it as `conversation` is (its metadata, and the other participants, current
+    /// and former, with their marks of now), nothing of what comes after.
+    func removeParticipants(_ users: [String], from conversation: ConversationRecord, logger: Logger) async throws {
+        // One statement: every user removed sees the others as they were before any of them left.
+        try await query(
+            """
+            UPDATE sync.participants p SET left_position = \(conversation.lastPosition), left_at = now(),
+                left_view = jsonb_build_object(
+                    'metadata', \(conversation.metadata.jsonText)::jsonb,
+                    'members', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                            'user_id', o.user_id, 'read', o.read_position, 'delivered', o.delivered_position,
+                            'left', o.left_position) ORDER BY o.user_id), '[]')
+                        FROM sync.participants o WHERE o.conversation_id = p.conversation_id AND o.user_id <> p.user_id))
+            WHERE p.conversation_id = \(conversation.id) AND p.user_id = ANY(\(users)) AND p.left_position IS NULL
+            """, logger: logger)
+    }
+
+    /// Fails with 422 `participant_blocked` (naming `participants`) when `user` would put in a
+    /// conversation someone they blocked or someone who blocked them. The app's backend is not
+    /// held to blocks: it decides who talks to whom.
+    func requireNoBlock(between user: String, and users: [String], app: UUID, logger: Logger) async throws {
+        if let blocked = try await blockedBy(user, among: users, app: app, logger: logger).first {
+            throw APIError(.participantBlocked, "You blocked '\(blocked)', so they cannot be added.", property: "participants")
+        }
+        if let blocker = try await usersBlocking(user, among: users, app: app, logger: logger).sorted().first {
+            throw APIError(
+                .participantBlocked, "'\(blocker)' cannot be added to a conversation with you.", property: "participants")
+        }
     }
 
     /// Those of `users` whom `owner` blocked.

@@ -17,7 +17,8 @@ struct IdentityRepository: PostgresRepository {
     }
 
     /// Whether `viewer` may see `user`'s identity: their own, or someone they share or shared a
-    /// conversation with.
+    /// conversation with. A conversation the viewer was removed from counts only for those who
+    /// were in it then, not for who joined it later.
     func sharesConversation(app: UUID, viewer: String, user: String, _ connection: PostgresConnection, _ logger: Logger)
         async throws -> Bool
     {
@@ -25,7 +26,9 @@ struct IdentityRepository: PostgresRepository {
         let rows = try await connection.query(
             """
             SELECT 1 FROM sync.participants a JOIN sync.participants b ON b.conversation_id = a.conversation_id
-            WHERE a.app_id = \(app) AND a.user_id = \(viewer) AND b.user_id = \(user) LIMIT 1
+            WHERE a.app_id = \(app) AND a.user_id = \(viewer) AND b.user_id = \(user)
+              AND (a.left_view IS NULL OR a.left_view -> 'members' @> jsonb_build_array(jsonb_build_object('user_id', b.user_id)))
+            LIMIT 1
             """, logger: logger)
         for try await _ in rows { return true }
         return false

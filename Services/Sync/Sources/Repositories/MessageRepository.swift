@@ -168,7 +168,7 @@ struct MessageRepository: PostgresRepository {
         guard message.senderID == sender else {
             throw APIError(.idInUse, "The message id belongs to another sender's message.")
         }
-        let (_, members) = try await conversations.access(
+        _ = try await conversations.access(
             app: app, conversation: message.conversationID, caller: .user(sender), forWriting: true, connection, logger)
         let partsText = String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self)
         try await connection.query(
@@ -179,11 +179,11 @@ struct MessageRepository: PostgresRepository {
             """, logger: logger)
         try await connection.linkContent(
             parts.contentIDs, message: message.id, conversation: message.conversationID, app: app, logger: logger)
-        let current = members.filter(\.isCurrent).map(\.userID)
-        let blocking = try await connection.usersBlocking(sender, among: current, app: app, logger: logger)
+        // Everyone who holds the message gets its new parts: former participants who saw it
+        // included; not those who deleted it from their devices or blocked its sender.
+        let holders = try await connection.usersSeeing(message.id, logger: logger)
         try await connection.appendChange(
-            app: app, users: current.filter { !blocking.contains($0) }, .newMessage, conversation: message.conversationID,
-            message: message.id, logger: logger)
+            app: app, users: holders, .newMessage, conversation: message.conversationID, message: message.id, logger: logger)
     }
 
     /// The message if `caller` may see it (and the caller's participation), else 404.
@@ -214,8 +214,10 @@ struct MessageRepository: PostgresRepository {
         guard message.senderID != user, let own = members.first(where: { $0.userID == user }) else { return }
         let rows = try await connection.query(
             """
-            INSERT INTO sync.receipts AS r (app_id, message_id, user_id, status) VALUES (\(app), \(id), \(user), \(status.rawValue))
-            ON CONFLICT (message_id, user_id) DO UPDATE SET status = excluded.status, updated_at = now()
+            INSERT INTO sync.receipts AS r (app_id, message_id, user_id, status, delivered_at, read_at)
+            VALUES (\(app), \(id), \(user), \(status.rawValue), now(), CASE WHEN \(status.rawValue) = 2 THEN now() END)
+            ON CONFLICT (message_id, user_id) DO UPDATE SET status = excluded.status, updated_at = now(),
+                delivered_at = coalesce(r.delivered_at, excluded.delivered_at), read_at = coalesce(r.read_at, excluded.read_at)
                 WHERE r.status < excluded.status
             RETURNING status
             """, logger: logger)
@@ -223,9 +225,15 @@ struct MessageRepository: PostgresRepository {
         for try await _ in rows { raised = true }
         let before = Presenter.status(of: message, for: own, receipt: nil)
         guard raised, status > before else { return }
+        // The current participants hear of it, and the reader's own devices even after a removal.
         try await connection.appendChange(
-            app: app, users: members.filter(\.isCurrent).map(\.userID), .updateStatus, conversation: message.conversationID,
+            app: app, users: Self.currentAnd(user, of: members), .updateStatus, conversation: message.conversationID,
             message: id, data: ["user_id": .string(user), "status": .string(status.name)], logger: logger)
+    }
+
+    /// The current participants, and `user` whether or not they still are one.
+    static func currentAnd(_ user: String, of members: [ParticipantRecord]) -> [String] {
+        Array(Set(members.filter(\.isCurrent).map(\.userID)).union([user])).sorted()
     }
 
     /// Marks every message up to `position` (all of them without one) read for `user`.
@@ -243,7 +251,7 @@ struct MessageRepository: PostgresRepository {
                 WHERE conversation_id = \(id) AND user_id = \(user)
                 """, logger: logger)
             try await connection.appendChange(
-                app: app, users: members.filter(\.isCurrent).map(\.userID), .updateStatus, conversation: id,
+                app: app, users: Self.currentAnd(user, of: members), .updateStatus, conversation: id,
                 data: ["user_id": .string(user), "status": "read", "position": .number(Double(target))], logger: logger)
         }
     }
@@ -272,11 +280,14 @@ struct MessageRepository: PostgresRepository {
                         throw APIError(.accessDenied, "You are no longer a participant of this conversation.")
                     }
                 }
+                // Former participants who hold the message lose it too: it is gone for everybody.
+                let holders = try await connection.usersSeeing(id, logger: logger)
                 try await connection.query(
                     "UPDATE sync.messages SET deleted_at = now(), parts = '[]' WHERE id = \(id)", logger: logger)
                 try await connection.appendChange(
-                    app: app, users: members.filter(\.isCurrent).map(\.userID), .deleteMessage,
-                    conversation: message.conversationID, message: id, data: ["mode": "all_participants"], logger: logger)
+                    app: app, users: Array(Set(members.filter(\.isCurrent).map(\.userID)).union(holders)).sorted(),
+                    .deleteMessage, conversation: message.conversationID, message: id, data: ["mode": "all_participants"],
+                    logger: logger)
             }
         }
     }
@@ -365,6 +376,20 @@ extension PostgresConnection {
             SELECT \(app), cid, \(message), \(conversation) FROM unnest(\(contentIDs)::uuid[]) AS cid
             ON CONFLICT DO NOTHING
             """, logger: logger)
+    }
+
+    /// The participants, current or former, who see the message: within the part of the history
+    /// they see, not deleted from their devices, not from someone they blocked.
+    func usersSeeing(_ id: UUID, logger: Logger) async throws -> [String] {
+        let rows = try await query(
+            """
+            SELECT p.user_id FROM sync.messages m JOIN sync.participants p ON p.conversation_id = m.conversation_id
+            WHERE m.id = \(id) AND NOT p.hidden AND \(unescaped: messageVisibleToParticipant)
+            ORDER BY p.user_id
+            """, logger: logger)
+        var users: [String] = []
+        for try await user in rows.decode(String.self) { users.append(user) }
+        return users
     }
 
     /// Whether the message is neither deleted from `user`'s devices nor from someone they blocked.

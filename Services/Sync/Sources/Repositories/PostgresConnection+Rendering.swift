@@ -16,12 +16,15 @@ extension PostgresConnection {
     }
 
     /// Each message's receipts, by user.
-    func receipts(of messages: [UUID], logger: Logger) async throws -> [UUID: [String: ReceiptStatus]] {
+    func receipts(of messages: [UUID], logger: Logger) async throws -> [UUID: [String: Receipt]] {
         let rows = try await query(
-            "SELECT message_id, user_id, status FROM sync.receipts WHERE message_id = ANY(\(messages))", logger: logger)
-        var result: [UUID: [String: ReceiptStatus]] = [:]
-        for try await (message, user, status) in rows.decode((UUID, String, Int16).self) {
-            result[message, default: [:]][user] = ReceiptStatus(rawValue: status) ?? .sent
+            """
+            SELECT message_id, user_id, status, delivered_at, read_at FROM sync.receipts WHERE message_id = ANY(\(messages))
+            """, logger: logger)
+        var result: [UUID: [String: Receipt]] = [:]
+        for try await (message, user, status, delivered, read) in rows.decode((UUID, String, Int16, Date?, Date?).self) {
+            result[message, default: [:]][user] = Receipt(
+                status: ReceiptStatus(rawValue: status) ?? .sent, deliveredAt: delivered, readAt: read)
         }
         return result
     }

@@ -156,6 +156,7 @@ extension ServerAPIController {
         case (_?, _?): throw APIError.invalid("id", "Name the user to block by user_id or by id, not both.")
         }
         try await service.repositories.blocks.block(app: app, owner: owner, blocked: blocked, logger: context.logger)
+        await service.pushBlockChange(app: app, owner: owner, blocked: blocked, request: request, context: context)
         return Response(status: .noContent)
     }
 
@@ -164,6 +165,7 @@ extension ServerAPIController {
         // The blocked user is named by user id or (URL-encoded) identity id.
         let blocked = try userID(fromText: try context.parameters.appUserID("blocked"), property: "user_id")
         try await service.repositories.blocks.unblock(app: app, owner: owner, blocked: blocked, logger: context.logger)
+        await service.pushBlockChange(app: app, owner: owner, blocked: blocked, request: request, context: context)
         return Response(status: .noContent)
     }
 }
