@@ -39,7 +39,8 @@ public struct SyncService: ConfigurableService {
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
             http: dependencies.http)
-        sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: true)
+        sessionAuthenticator = .remote(
+            auth: auth, server: server, allowsQueryToken: true, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: context.links,
             introspector: sessionAuthenticator.sessionIntrospector)
