@@ -34,7 +34,7 @@ public struct SyncService: ConfigurableService {
         let repositories = SyncRepositories(postgres: postgres)
         context = Messaging(
             repositories: repositories, links: ContentLinks(secret: server.internalToken),
-            identities: IdentityRecorder(repositories: repositories),
+            pushURLs: PushURLTemplate(secret: server.internalToken), identities: IdentityRecorder(repositories: repositories),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
@@ -43,6 +43,7 @@ public struct SyncService: ConfigurableService {
             auth: auth, server: server, allowsQueryToken: true, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: context.links,
+            template: context.pushURLs,
             introspector: sessionAuthenticator.sessionIntrospector)
         internalToken = server.internalToken
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)

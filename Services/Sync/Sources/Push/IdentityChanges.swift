@@ -10,7 +10,8 @@ import Logging
 /// always there to read again.
 extension Messaging {
     func pushIdentityChange(app: UUID, user: String, deleted: Bool, request: Request, context: LayerRequestContext) async {
-        let urls = urls(request)
+        // Rendered once for every recipient, each of whose devices fills in its own base.
+        let urls = pushURLs.urls
         let reference = Packets.ObjectReference(type: "Identity", id: LayerID.identity(userID: user), url: urls.identity(user))
         do {
             let change: (type: String, body: String)
