@@ -47,12 +47,12 @@ struct Bench {
         var server = ServerSettings(internalToken: Secrets.randomToken())
         server.port = 0
         server.database = database
+        // Rate limits out of the way.
+        let unlimited = RateLimiter.Limit(rate: 1e9, burst: 3e9)
+        server.rateLimits = RateLimits(nonces: unlimited, sessions: unlimited, certificates: unlimited)
         let postgres = database.makeClient(logger: logger)
-        // The suite from its catalogue, as `layer dev` makes it, with rate limits out of the way.
-        var reader = SettingsReader([
-            "LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench", "LAYER_RATE_LIMIT_NONCES": "1e9",
-            "LAYER_RATE_LIMIT_SESSIONS": "1e9", "LAYER_RATE_LIMIT_CERTIFICATES": "1e9",
-        ])
+        // The suite from its catalogue, as `layer dev` makes it.
+        var reader = SettingsReader(["LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench"])
         let services = Suite.configured(from: &reader).filter { syncMode || $0.name == AuthService.name }
         try reader.validate("layer-bench")
         // The services' own client, so that their calls to each other never queue behind the load.

@@ -196,6 +196,68 @@ import _CryptoExtras
         }
     }
 
+    @Test(
+        "Renewing a challenged session of an app that requires certified connections binds it to the certificate presented; without one the renewal is refused"
+    )
+    func renewalUnderRequiredCertificationBindsTheCertificate() async throws {
+        let identity = try TestTLS.makeServerIdentity()
+        defer { identity.remove() }
+        try await AuthFixture.run(tlsIdentity: identity) { auth in
+            // A session opened before the app required certified connections, bound to nothing.
+            let session = try await auth.session(user: "ivy")
+            #expect(try await auth.current(session).json?["certificate_bound"] == .bool(false))
+            let app = auth.app.id.lowercased
+            let required = try await auth.client.request(
+                .PATCH, "/admin/apps/\(app)", headers: auth.operatorHeaders, json: ["require_certified_connections": true])
+            #expect(required.status == 200)
+            let challenged = try await auth.client.request(
+                .POST, "/admin/apps/\(app)/users/ivy/challenge", headers: auth.operatorHeaders)
+            #expect(challenged.status == 204)
+            #expect(try await auth.current(session).status == 401)
+
+            try await withCertifiedClient(auth, identity) { certified, _ in
+                let renewal = { (client: TestClient) in
+                    try await client.request(
+                        .POST, "/sessions", headers: AuthFixture.sessionHeader(session),
+                        json: [
+                            "identity_token": .string(try await auth.identityToken(user: "ivy")), "app_id": .string(auth.app.uri),
+                        ])
+                }
+                let refused = try await renewal(auth.client)
+                #expect(refused.status == 403, "\(refused.text)")
+                #expect(refused.errorID == "access_denied")
+                #expect(refused.errorReason == "certificate_required")
+                #expect(try await auth.current(session, via: certified).status == 401, "a refused renewal renews nothing")
+
+                let renewed = try await renewal(certified)
+                #expect(renewed.status == 201, "\(renewed.text)")
+                #expect(renewed.json?["session_token"]?.stringValue == session)
+                let bound = try await auth.current(session, via: certified)
+                #expect(bound.status == 200)
+                #expect(bound.json?["certificate_bound"] == .bool(true))
+                let withoutCertificate = try await auth.current(session)
+                #expect(withoutCertificate.status == 401)
+                #expect(withoutCertificate.errorID == "authentication_required")
+            }
+        }
+    }
+
+    @Test("Renewing a session over another device's certificate moves its binding to that certificate")
+    func renewalOverAnotherCertificateRebinds() async throws {
+        try await AuthFixture.run(settings: Self.settings(trustedProxies: ["127.0.0.1"])) { auth in
+            let first = try await Self.forwardedCertificate(auth)
+            let second = try await Self.forwardedCertificate(auth)
+            let opened = try await auth.createSession(token: try await auth.identityToken(user: "jo"), headers: first)
+            let session = try #require(opened.json?["session_token"]?.stringValue)
+            let renewed = try await auth.createSession(
+                token: try await auth.identityToken(user: "jo"), headers: AuthFixture.sessionHeader(session) + second)
+            #expect(renewed.status == 201)
+            #expect(renewed.json?["session_token"]?.stringValue == session)
+            #expect(try await auth.current(session, headers: second).json?["certificate_bound"] == .bool(true))
+            #expect(try await auth.current(session, headers: first).status == 401)
+        }
+    }
+
     // MARK: Helpers
 
     /// The checks every issued device certificate must pass.
@@ -301,4 +363,3 @@ import _CryptoExtras
         }
     }
 }
-

@@ -27,7 +27,7 @@ import X509
     }
 
     static func withDocument(
-        rateLimits: AuthSettings.RateLimits? = nil, _ body: @escaping @Sendable (Checked) async throws -> Void
+        rateLimits: RateLimits? = nil, _ body: @escaping @Sendable (Checked) async throws -> Void
     ) async throws {
         let run: @Sendable (AuthFixture) async throws -> Void = { auth in
             let served = try await auth.client.request(.GET, "/openapi.yaml", accept: nil)

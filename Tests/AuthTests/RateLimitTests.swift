@@ -2,12 +2,14 @@ import Foundation
 import LayerAuth
 import LayerModels
 import LayerServer
+import LayerSync
 import LayerTesting
+import NIOHTTP1
 import Testing
 
 /// Abuse-prone routes answer 429 `rate_limit_exceeded` once an address spends its bucket.
 @Suite struct RateLimitTests {
-    static let tight = AuthSettings.RateLimits(
+    static let tight = RateLimits(
         nonces: .init(rate: 0.01, burst: 2), sessions: .init(rate: 0.01, burst: 2), certificates: .init(rate: 0.01, burst: 2))
 
     @Test func noncesSessionsAndCertificatesAreLimited() async throws {
@@ -53,6 +55,47 @@ import Testing
             var statuses: [Int] = []
             for _ in 0..<3 { statuses.append(try await auth.client.request(.GET, "/sessions/current").status) }
             #expect(statuses == [401, 401, 429])
+        }
+    }
+
+    @Test("The nonce limit is what a client gets: POST /nonces and the 401 challenges of every service draw on one bucket")
+    func nonceLimitIsOneBucketAcrossServices() async throws {
+        let limits = RateLimits(
+            nonces: .init(rate: 0.01, burst: 3), sessions: .init(rate: 1000, burst: 1000),
+            certificates: .init(rate: 1000, burst: 1000))
+        // Auth and sync in one process, as `layer dev` runs them.
+        try await AuthFixture.run(rateLimits: limits, withSync: SyncSettings()) { auth in
+            var statuses: [String: [Int]] = [:]
+            for _ in 0..<3 {
+                for (method, path) in [(HTTPMethod.POST, "/nonces"), (.GET, "/sessions/current"), (.GET, "/conversations")] {
+                    statuses[path, default: []].append(try await auth.client.request(method, path).status)
+                }
+            }
+            let answered = statuses.values.joined().filter { $0 != 429 }.count
+            #expect(answered == 3, "a burst of 3 nonces, spent across the routes: \(statuses)")
+            #expect(statuses.values.joined().filter { $0 == 429 }.count == 6, "\(statuses)")
+        }
+    }
+
+    @Test("Inline identity tokens are limited like POST /sessions, in every service, from one bucket")
+    func inlineIdentityTokensShareTheSessionsLimit() async throws {
+        let limits = RateLimits(
+            nonces: .init(rate: 1000, burst: 1000), sessions: .init(rate: 0.01, burst: 3),
+            certificates: .init(rate: 1000, burst: 1000))
+        try await AuthFixture.run(rateLimits: limits, withSync: SyncSettings()) { auth in
+            let inline = [("Authorization", "Layer identity-token=\"not.a.token\"")]
+            var statuses = [
+                try await auth.client.request(
+                    .POST, "/sessions", json: ["identity_token": "not.a.token", "app_id": .string(auth.app.uri)]
+                ).status
+            ]
+            for path in ["/sessions/current", "/conversations", "/conversations", "/sessions/current"] {
+                statuses.append(try await auth.client.request(.GET, path, headers: inline).status)
+            }
+            #expect(statuses == [422, 422, 422, 429, 429])
+            let limited = try await auth.client.request(.GET, "/conversations", headers: inline)
+            #expect(limited.errorID == "rate_limit_exceeded")
+            #expect(limited.headers.first(name: "Retry-After") == "1")
         }
     }
 }

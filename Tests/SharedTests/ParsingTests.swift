@@ -1,6 +1,7 @@
 import Foundation
-import LayerServer
 import Testing
+
+@testable import LayerServer
 
 @Suite struct AuthorizationHeaderTests {
     @Test func readsSessionTokensInEitherQuotes() {
@@ -80,6 +81,73 @@ import Testing
         #expect(!limiter.allow("a"))
         try await Task.sleep(for: .milliseconds(60))
         #expect(limiter.allow("a"))
+    }
+
+    @Test("IPv6 clients are bucketed by their /64, IPv4 clients by their address")
+    func clientKeys() {
+        let key = RateLimiter.key(for:)
+        #expect(key("2001:db8:1:2::1") == key("2001:db8:1:2:ffff:ffff:ffff:ffff"))
+        #expect(key("2001:db8:1:2::1") == key("[2001:0db8:0001:0002:0000:0000:0000:0009]"))
+        #expect(key("fe80::1%eth0") == key("fe80::2"))
+        #expect(key("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(key("2001:db8:1:2::1") != key("2001:db8:1:3::1"))
+        #expect(key("203.0.113.7") == "203.0.113.7")
+        #expect(key("203.0.113.7") != key("203.0.113.8"))
+        #expect(key("::ffff:203.0.113.7") == "203.0.113.7", "an IPv4-mapped address is its IPv4 address")
+        #expect(key("unknown") == "unknown")
+    }
+
+    @Test("Two IPv6 addresses of one /64 draw on one bucket")
+    func oneBucketPerIPv6Prefix() {
+        let limiter = RateLimiter(.init(rate: 0.001, burst: 2))
+        #expect(limiter.allow("2001:db8:aa:bb::1"))
+        #expect(limiter.allow("2001:db8:aa:bb:1234::99"))
+        #expect(!limiter.allow("2001:db8:aa:bb::ffff"), "the /64 spent its burst")
+        #expect(limiter.allow("2001:db8:aa:bc::1"), "the next /64 has its own")
+    }
+
+    @Test("The table of buckets stays bounded, forgetting the least recently used client")
+    func boundedLeastRecentlyUsed() {
+        // Empty buckets that never refill: a forgotten client is seen in that it gets a fresh one.
+        let limiter = RateLimiter(.init(rate: 0.000_001, burst: 1), capacity: 3)
+        for client in ["10.0.0.1", "10.0.0.2", "10.0.0.3"] { #expect(limiter.allow(client)) }
+        #expect(!limiter.allow("10.0.0.1"), "used again: now the most recent")
+        #expect(limiter.allow("10.0.0.4"), "a fourth client takes the place of the least recent, .2")
+        #expect(limiter.trackedClients == 3)
+        #expect(!limiter.allow("10.0.0.1"), "kept")
+        #expect(!limiter.allow("10.0.0.3"), "kept")
+        #expect(limiter.allow("10.0.0.2"), "forgotten, so its bucket is full again; .4 gives up its place")
+        #expect(!limiter.allow("10.0.0.1"), "kept: .4 was the least recent")
+        #expect(limiter.trackedClients == 3)
+        for index in 0..<1000 { _ = limiter.allow("client \(index)") }
+        #expect(limiter.trackedClients == 3)
+    }
+}
+
+@Suite struct LRUTableTests {
+    @Test("A full table makes room by forgetting the entry used least recently, reads and writes both counting as use")
+    func evictsLeastRecentlyUsed() {
+        var table = LRUTable<String, Int>(capacity: 2)
+        table.set("a", 1)
+        table.set("b", 2)
+        #expect(table.use("a") == 1)
+        table.set("c", 3)
+        #expect(!table.contains("b"))
+        #expect(table.use("a") == 1 && table.use("c") == 3)
+        table.set("a", 10)
+        table.set("d", 4)
+        #expect(!table.contains("c"))
+        #expect(table.use("a") == 10 && table.use("d") == 4)
+        #expect(table.count == 2)
+    }
+
+    @Test("A table of one keeps the last entry")
+    func capacityOne() {
+        var table = LRUTable<Int, Int>(capacity: 1)
+        for value in 0..<5 { table.set(value, value) }
+        #expect(table.count == 1)
+        #expect(table.use(4) == 4)
+        #expect(table.use(3) == nil)
     }
 }
 

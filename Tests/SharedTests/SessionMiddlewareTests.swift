@@ -34,7 +34,8 @@ import Testing
             timeout: timeout, attempts: 2)
         let authenticator = SessionAuthenticator(
             introspector: CachingIntrospector(HTTPSessionIntrospector(client: client), ttl: cache),
-            certificates: ClientCertificateReader(tlsEnabled: false, trustedProxies: []), realm: "layerline")
+            certificates: ClientCertificateReader(tlsEnabled: false, trustedProxies: []), realm: "layerline",
+            limiters: RateLimiters(.standard))
         return try await LiveServer.run([ServicePlan(WhoAmIService(authenticator: authenticator))]) { server in
             try await body(TestClient(baseURL: server.baseURL, http: server.http))
         }
@@ -90,7 +91,8 @@ import Testing
                 let session = try #require(response.headers.first(name: "X-Layer-Session-Token"))
                 #expect(try await whoami.request(.GET, "/whoami", headers: AuthFixture.sessionHeader(session)).status == 200)
                 // The token was spent: the same one again is refused with its reason.
-                let again = try await whoami.request(.GET, "/whoami", headers: [("Authorization", "Layer identity-token=\"\(token)\"")])
+                let again = try await whoami.request(
+                    .GET, "/whoami", headers: [("Authorization", "Layer identity-token=\"\(token)\"")])
                 #expect(again.status == 422)
                 #expect(again.errorReason == "eit_nonce_not_found")
             }

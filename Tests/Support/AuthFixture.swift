@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import Foundation
-import Logging
 import HummingbirdTLS
 import LayerAuth
 import LayerModels
 import LayerServer
 import LayerSync
+import Logging
 import NIOCore
 import PostgresNIO
 import Synchronization
@@ -33,7 +33,7 @@ public struct AuthFixture: Sendable {
     /// `tlsIdentity`, it serves HTTPS with that server certificate, asks clients for device
     /// certificates, and the fixture's client trusts the (self-signed) server certificate.
     public static func run<T: Sendable>(
-        rateLimits: AuthSettings.RateLimits = .init(
+        rateLimits: RateLimits = .init(
             nonces: .init(rate: 1000, burst: 1000), sessions: .init(rate: 1000, burst: 1000),
             certificates: .init(rate: 1000, burst: 1000)),
         settings: ServerSettings? = nil,
@@ -44,8 +44,9 @@ public struct AuthFixture: Sendable {
         _ body: @Sendable (AuthFixture) async throws -> T
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
-        let authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource, rateLimits: rateLimits)
+        let authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource)
         var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
+        serverSettings.rateLimits = rateLimits
         if let tlsIdentity {
             serverSettings.tlsCertificatePath = tlsIdentity.certificatePath
             serverSettings.tlsKeyPath = tlsIdentity.keyPath

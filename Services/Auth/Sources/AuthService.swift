@@ -23,6 +23,7 @@ public struct AuthService: ConfigurableService {
     /// Guards the auth service's own session-authenticated routes, answering from its database
     /// rather than over HTTP.
     let sessionAuthenticator: SessionAuthenticator
+    let limiters: RateLimiters
 
     public init(settings: AuthSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -45,13 +46,14 @@ public struct AuthService: ConfigurableService {
         certificateReader = ClientCertificateReader(server)
         sessionAuthenticator = SessionAuthenticator(
             introspector: LocalIntrospector(sessions: sessions), certificates: certificateReader, realm: server.realm,
-            challenges: RateLimiter(settings.rateLimits.nonces))
+            limiters: dependencies.rateLimiters)
+        limiters = dependencies.rateLimiters
     }
 
     public func addRoutes(to router: Router<LayerRequestContext>) {
         ClientController(
             sessions: sessions, certificates: certificates, certificateReader: certificateReader,
-            authenticator: sessionAuthenticator, limits: settings.rateLimits, trustedProxies: server.trustedProxies
+            authenticator: sessionAuthenticator, limiters: limiters, trustedProxies: server.trustedProxies
         ).addRoutes(to: router)
         AdminController(
             apps: sessions.apps, sessions: sessions.sessions, certificates: sessions.certificates,

@@ -3,22 +3,6 @@ import LayerServer
 
 /// The auth service's settings, read once from the environment.
 public struct AuthSettings: ServiceSettings {
-    public struct RateLimits: Sendable {
-        public var nonces: RateLimiter.Limit
-        public var sessions: RateLimiter.Limit
-        public var certificates: RateLimiter.Limit
-
-        public init(nonces: RateLimiter.Limit, sessions: RateLimiter.Limit, certificates: RateLimiter.Limit) {
-            self.nonces = nonces
-            self.sessions = sessions
-            self.certificates = certificates
-        }
-
-        public static let standard = RateLimits(
-            nonces: .init(rate: 20, burst: 60), sessions: .init(rate: 20, burst: 60),
-            certificates: .init(rate: 2, burst: 10))
-    }
-
     public enum CASource: Sendable {
         case database(secret: String)
         case files(certificate: String, key: String)
@@ -26,17 +10,15 @@ public struct AuthSettings: ServiceSettings {
 
     public var operatorToken: String
     public var caSource: CASource
-    public var rateLimits: RateLimits
 
-    public init(operatorToken: String, caSource: CASource, rateLimits: RateLimits = .standard) {
+    public init(operatorToken: String, caSource: CASource) {
         self.operatorToken = operatorToken
         self.caSource = caSource
-        self.rateLimits = rateLimits
     }
 
     /// `LAYER_OPERATOR_TOKEN`; the CA from `LAYER_CA_CERTIFICATE_FILE` + `LAYER_CA_KEY_FILE` or kept
-    /// in the database under `LAYER_CA_KEY_SECRET`; `LAYER_RATE_LIMIT_{NONCES,SESSIONS,CERTIFICATES}`
-    /// as requests per second per client address (bursts of three seconds' worth).
+    /// in the database under `LAYER_CA_KEY_SECRET`. (The rate limits of its routes are
+    /// `ServerSettings.rateLimits`, since other services apply them too.)
     public static func read(_ reader: inout SettingsReader) -> AuthSettings {
         let operatorToken = reader.required("LAYER_OPERATOR_TOKEN", "the token of the operator API, /admin")
         let caSource: CASource
@@ -47,15 +29,6 @@ public struct AuthSettings: ServiceSettings {
             caSource = .database(
                 secret: reader.required("LAYER_CA_KEY_SECRET", "the secret that encrypts the device CA key at rest"))
         }
-        func limit(_ name: String, _ standard: RateLimiter.Limit) -> RateLimiter.Limit {
-            let rate = reader.double(name, default: standard.rate)
-            return .init(rate: rate, burst: max(rate * 3, 1))
-        }
-        return AuthSettings(
-            operatorToken: operatorToken, caSource: caSource,
-            rateLimits: .init(
-                nonces: limit("LAYER_RATE_LIMIT_NONCES", RateLimits.standard.nonces),
-                sessions: limit("LAYER_RATE_LIMIT_SESSIONS", RateLimits.standard.sessions),
-                certificates: limit("LAYER_RATE_LIMIT_CERTIFICATES", RateLimits.standard.certificates)))
+        return AuthSettings(operatorToken: operatorToken, caSource: caSource)
     }
 }

@@ -36,14 +36,16 @@ public struct SyncService: ConfigurableService {
         let repositories = SyncRepositories(postgres: postgres)
         context = Messaging(
             repositories: repositories, links: ContentLinks(secret: server.internalToken),
-            identities: IdentityRecorder(repositories: repositories),
+            pushURLs: PushURLTemplate(secret: server.internalToken), identities: IdentityRecorder(repositories: repositories),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
             http: dependencies.http)
-        sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: true)
+        sessionAuthenticator = .remote(
+            auth: auth, server: server, allowsQueryToken: true, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: context.links,
+            template: context.pushURLs,
             introspector: sessionAuthenticator.sessionIntrospector)
         internalToken = server.internalToken
         uploads = UploadSlots(limit: settings.uploadsPerUser)

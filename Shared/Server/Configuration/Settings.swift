@@ -91,12 +91,15 @@ public struct ServerSettings: Sendable {
     public var readTimeout: Duration = .seconds(30)
     /// How long a graceful shutdown may wait for requests in progress before it closes them.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// The limits of the abuse-prone rules; each has one bucket table per process.
+    public var rateLimits: RateLimits
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, database: DatabaseSettings? = nil,
         internalToken: String, realm: String = "layerline",
         introspectionCacheTTL: Duration = .seconds(5), trustedProxies: Set<String> = [],
-        tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil, publicBaseURL: String? = nil
+        tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil, publicBaseURL: String? = nil,
+        rateLimits: RateLimits = .standard
     ) {
         self.host = host
         self.port = port
@@ -108,9 +111,11 @@ public struct ServerSettings: Sendable {
         self.tlsCertificatePath = tlsCertificatePath
         self.tlsKeyPath = tlsKeyPath
         self.publicBaseURL = publicBaseURL
+        self.rateLimits = rateLimits
     }
 
-    /// Reads `LAYER_*` variables. `defaultPort` is the service's own port when run alone.
+    /// Reads `LAYER_*` variables (`LAYER_RATE_LIMIT_*` among them, since the rules span services).
+    /// `defaultPort` is the service's own port when run alone.
     public static func read(_ reader: inout SettingsReader, defaultPort: Int, requireDatabase: Bool) -> ServerSettings {
         var database: DatabaseSettings?
         let maxConnections = reader.integer("LAYER_DATABASE_MAX_CONNECTIONS", default: 20, in: 1...500)
@@ -141,7 +146,8 @@ public struct ServerSettings: Sendable {
                 reader.integer("LAYER_INTROSPECTION_CACHE_MS", default: 5000, in: 0...300_000)),
             trustedProxies: Set(reader.list("LAYER_TRUSTED_PROXIES")),
             tlsCertificatePath: tlsCertificate, tlsKeyPath: tlsKey,
-            publicBaseURL: reader.optional("LAYER_PUBLIC_URL"))
+            publicBaseURL: reader.optional("LAYER_PUBLIC_URL"),
+            rateLimits: RateLimits.read(&reader))
         settings.requestTimeout = requestTimeout
         settings.readTimeout = .milliseconds(reader.integer("LAYER_READ_TIMEOUT_MS", default: 30_000, in: 1000...3_600_000))
         settings.readinessTimeout = .milliseconds(reader.integer("LAYER_READINESS_TIMEOUT_MS", default: 900, in: 50...60_000))

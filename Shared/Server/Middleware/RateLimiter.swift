@@ -1,10 +1,15 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import Synchronization
 
-/// A token bucket per key (client address): `rate` requests a second on average, bursts of
-/// `burst`. One limiter is shared by the routes of one abuse-prone kind within one process.
+/// A token bucket per client: `rate` requests a second on average, bursts of `burst`. A client is
+/// its address, or for IPv6 its whole /64, which one host commonly holds entirely (see
+/// ``key(for:)``). The table of buckets keeps the `capacity` clients seen most recently; one
+/// more forgets the least recently seen, in constant time, and a client forgotten only starts
+/// again with a full bucket. A process has one limiter per rule (``RateLimiters``), whatever
+/// number of its routes and services the rule covers.
 public final class RateLimiter: Sendable {
     public struct Limit: Sendable {
         public var rate: Double
@@ -21,35 +26,99 @@ public final class RateLimiter: Sendable {
     }
 
     public let limit: Limit
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets: Mutex<LRUTable<String, Bucket>>
     private let clock = ContinuousClock()
-    private static let maxTrackedKeys = 50_000
 
-    public init(_ limit: Limit) {
+    public init(_ limit: Limit, capacity: Int = 50_000) {
         self.limit = limit
+        buckets = Mutex(LRUTable(capacity: capacity))
     }
 
-    /// Takes one token from `key`'s bucket; false when it is empty.
-    public func allow(_ key: String) -> Bool {
+    /// Takes one token from the bucket of the client at `address`; false when it is empty.
+    public func allow(_ address: String) -> Bool {
+        let key = Self.key(for: address)
         let now = clock.now
         return buckets.withLock { buckets in
-            var bucket = buckets[key] ?? Bucket(tokens: limit.burst, updated: now)
+            var bucket = buckets.use(key) ?? Bucket(tokens: limit.burst, updated: now)
             let elapsed = now - bucket.updated
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             bucket.tokens = min(limit.burst, bucket.tokens + seconds * limit.rate)
             bucket.updated = now
             let allowed = bucket.tokens >= 1
             if allowed { bucket.tokens -= 1 }
-            if buckets.count >= Self.maxTrackedKeys { Self.evictFull(&buckets, now: now, limit: limit) }
-            buckets[key] = bucket
+            buckets.set(key, bucket)
             return allowed
         }
     }
 
-    /// Forgets buckets that have refilled: they behave exactly like new ones.
-    private static func evictFull(_ buckets: inout [String: Bucket], now: ContinuousClock.Instant, limit: Limit) {
-        let refill = Duration.seconds(limit.burst / max(limit.rate, 0.001))
-        buckets = buckets.filter { now - $0.value.updated < refill }
+    /// How many clients the table holds now.
+    var trackedClients: Int { buckets.withLock { $0.count } }
+
+    /// The client an address belongs to: an IPv4 address (also when written as an IPv4-mapped
+    /// IPv6 address) stands for itself, an IPv6 address for the /64 it is in, written
+    /// `2001:db8:0:1::/64`. Brackets and a zone are ignored; what is not an IP address at all
+    /// stands for itself.
+    public static func key(for address: String) -> String {
+        var text = Substring(address.trimmingCharacters(in: .whitespaces))
+        if text.first == "[", let end = text.firstIndex(of: "]") { text = text[text.index(after: text.startIndex)..<end] }
+        if let zone = text.firstIndex(of: "%") { text = text[..<zone] }
+        guard text.contains(":"), case .v6(let v6)? = try? SocketAddress(ipAddress: String(text), port: 0) else {
+            return String(text)
+        }
+        let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return bytes[12...].map { String($0) }.joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
+}
+
+/// The limits of the suite's abuse-prone rules, in requests per second per client, each with
+/// bursts of three seconds' worth: new nonces (`POST /nonces` and the 401 challenges of every
+/// service, which each make one), new sessions (`POST /sessions` and the inline
+/// `Authorization: Layer identity-token`, each a key lookup and an RSA verification) and device
+/// certificates.
+public struct RateLimits: Sendable {
+    public var nonces: RateLimiter.Limit
+    public var sessions: RateLimiter.Limit
+    public var certificates: RateLimiter.Limit
+
+    public init(nonces: RateLimiter.Limit, sessions: RateLimiter.Limit, certificates: RateLimiter.Limit) {
+        self.nonces = nonces
+        self.sessions = sessions
+        self.certificates = certificates
+    }
+
+    public static let standard = RateLimits(
+        nonces: .init(rate: 20, burst: 60), sessions: .init(rate: 20, burst: 60),
+        certificates: .init(rate: 2, burst: 10))
+
+    /// `LAYER_RATE_LIMIT_{NONCES,SESSIONS,CERTIFICATES}`, requests per second per client.
+    static func read(_ reader: inout SettingsReader) -> RateLimits {
+        func limit(_ name: String, _ standard: RateLimiter.Limit) -> RateLimiter.Limit {
+            let rate = reader.double(name, default: standard.rate)
+            return .init(rate: rate, burst: max(rate * 3, 1))
+        }
+        return RateLimits(
+            nonces: limit("LAYER_RATE_LIMIT_NONCES", standard.nonces),
+            sessions: limit("LAYER_RATE_LIMIT_SESSIONS", standard.sessions),
+            certificates: limit("LAYER_RATE_LIMIT_CERTIFICATES", standard.certificates))
+    }
+}
+
+/// The one limiter of each rule in a process: every route and service the host builds draws on
+/// these, so that a client gets the documented rate of a rule however many services of the
+/// process answer it.
+public struct RateLimiters: Sendable {
+    public let nonces: RateLimiter
+    public let sessions: RateLimiter
+    public let certificates: RateLimiter
+
+    public init(_ limits: RateLimits) {
+        nonces = RateLimiter(limits.nonces)
+        sessions = RateLimiter(limits.sessions)
+        certificates = RateLimiter(limits.certificates)
     }
 }
 
@@ -68,10 +137,15 @@ public struct RateLimitMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard limiter.allow(context.clientIP(request, trustedProxies: trustedProxies)) else {
-            throw APIError(
-                .rateLimitExceeded, "Too many requests from this address; try again shortly.",
-                headers: [.retryAfter: "1"])
+            throw APIError.rateLimited("Too many requests from this address; try again shortly.")
         }
         return try await next(request, context)
+    }
+}
+
+extension APIError {
+    /// 429 `rate_limit_exceeded`, with the `Retry-After` of every rate limit.
+    public static func rateLimited(_ message: String) -> APIError {
+        APIError(.rateLimitExceeded, message, headers: [.retryAfter: "1"])
     }
 }

@@ -26,8 +26,10 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     _ = Observability.registry  // metrics recorded before the bootstrap would be lost
     let listener = LateBoundURL()
+    // Built once here, so that every service of the process draws on the same buckets.
     let dependencies = ServiceDependencies(
-        server: settings, postgres: postgres, http: http, hosted: Set(plans.map(\.name)), listener: listener)
+        server: settings, postgres: postgres, http: http, hosted: Set(plans.map(\.name)), listener: listener,
+        rateLimiters: RateLimiters(settings.rateLimits))
     let services = try plans.map { try $0.build(dependencies) }
 
     let router = Router(context: LayerRequestContext.self, options: .autoGenerateHeadEndpoints)

@@ -105,11 +105,14 @@ public struct ServicePlan: Sendable {
 }
 
 /// What the host gives every service it builds: the shared settings, the database pool, the HTTP
-/// client for calls to other services, and where those services are.
+/// client for calls to other services, where those services are, and the process's rate limiters.
 public struct ServiceDependencies: Sendable {
     public let server: ServerSettings
     public let postgres: PostgresClient
     public let http: HTTPClient
+    /// One limiter per rule for every service of the process, so that a rule several services
+    /// apply (the nonces of every 401 challenge) is one bucket per client, as documented.
+    public let rateLimiters: RateLimiters
     /// The services that run in this process.
     let hosted: Set<String>
     /// This process's own listener, known once it is bound.
@@ -117,11 +120,12 @@ public struct ServiceDependencies: Sendable {
 
     public init(
         server: ServerSettings, postgres: PostgresClient, http: HTTPClient = .shared, hosted: Set<String> = [],
-        listener: LateBoundURL = LateBoundURL()
+        listener: LateBoundURL = LateBoundURL(), rateLimiters: RateLimiters? = nil
     ) {
         self.server = server
         self.postgres = postgres
         self.http = http
+        self.rateLimiters = rateLimiters ?? RateLimiters(server.rateLimits)
         self.hosted = hosted
         self.listener = listener
     }

@@ -16,18 +16,20 @@ public struct SessionAuthenticator: RouterMiddleware {
     let certificates: ClientCertificateReader
     let realm: String
     let allowsQueryToken: Bool
-    /// Every challenge stores a nonce, so challenges are limited per address like `POST /nonces`.
-    let challenges: RateLimiter
+    /// The process's limiters: every challenge stores a nonce, so challenges draw on the bucket of
+    /// `POST /nonces`; an inline identity token costs what `POST /sessions` costs (a key lookup and
+    /// an RSA verification), so it draws on that one.
+    let limiters: RateLimiters
 
     public init(
         introspector: any SessionIntrospector, certificates: ClientCertificateReader, realm: String,
-        allowsQueryToken: Bool = false, challenges: RateLimiter = RateLimiter(.init(rate: 20, burst: 60))
+        allowsQueryToken: Bool = false, limiters: RateLimiters
     ) {
         self.introspector = introspector
         self.certificates = certificates
         self.realm = realm
         self.allowsQueryToken = allowsQueryToken
-        self.challenges = challenges
+        self.limiters = limiters
     }
 
     public func handle(
@@ -42,6 +44,9 @@ public struct SessionAuthenticator: RouterMiddleware {
             context.session = try await session(from: answer, presented: thumbprint, request: request, context: context)
             return try await next(request, context)
         case .identityToken(let token):
+            guard limiters.sessions.allow(context.clientIP(request, trustedProxies: certificates.trustedProxies)) else {
+                throw APIError.rateLimited("Too many sessions opened from this address; try again shortly.")
+            }
             let created = try await introspector.createSession(
                 identityToken: token, certificateThumbprint: thumbprint, logger: context.logger)
             context.session = try await session(
@@ -93,8 +98,8 @@ public struct SessionAuthenticator: RouterMiddleware {
     }
 
     private func challenge(_ message: String, request: Request, context: Context) async throws -> APIError {
-        guard challenges.allow(context.clientIP(request, trustedProxies: certificates.trustedProxies)) else {
-            return APIError(.rateLimitExceeded, "Too many unauthenticated requests; slow down.", headers: [.retryAfter: "1"])
+        guard limiters.nonces.allow(context.clientIP(request, trustedProxies: certificates.trustedProxies)) else {
+            return APIError.rateLimited("Too many unauthenticated requests; slow down.")
         }
         let nonce = try await introspector.challengeNonce(logger: context.logger)
         return APIError.authenticationRequired(message, nonce: nonce, realm: realm)
@@ -169,10 +174,13 @@ extension ClientCertificateReader {
 extension SessionAuthenticator {
     /// The session check of a service other than auth: sessions introspected with the auth service
     /// over internal HTTP, active answers trusted for the introspection cache time.
-    public static func remote(auth: InternalClient, server: ServerSettings, allowsQueryToken: Bool) -> SessionAuthenticator {
+    public static func remote(
+        auth: InternalClient, server: ServerSettings, allowsQueryToken: Bool, limiters: RateLimiters
+    ) -> SessionAuthenticator {
         SessionAuthenticator(
             introspector: CachingIntrospector(HTTPSessionIntrospector(client: auth), ttl: server.introspectionCacheTTL),
-            certificates: ClientCertificateReader(server), realm: server.realm, allowsQueryToken: allowsQueryToken)
+            certificates: ClientCertificateReader(server), realm: server.realm, allowsQueryToken: allowsQueryToken,
+            limiters: limiters)
     }
 
     /// The introspector it asks, for connections that check their session again later.

@@ -11,7 +11,7 @@ struct ClientController: Sendable {
     let certificates: CertificateIssuer
     let certificateReader: ClientCertificateReader
     let authenticator: SessionAuthenticator
-    let limits: AuthSettings.RateLimits
+    let limiters: RateLimiters
     let trustedProxies: Set<String>
 
     struct NonceResponse: Codable { var nonce: String }
@@ -49,15 +49,15 @@ struct ClientController: Sendable {
     func addRoutes(to router: Router<LayerRequestContext>) {
         let api = router.group().add(middleware: AcceptHeaderMiddleware())
         api.group("nonces")
-            .add(middleware: RateLimitMiddleware(RateLimiter(limits.nonces), trustedProxies: trustedProxies))
+            .add(middleware: RateLimitMiddleware(limiters.nonces, trustedProxies: trustedProxies))
             .post(use: createNonce)
         api.group("sessions")
-            .add(middleware: RateLimitMiddleware(RateLimiter(limits.sessions), trustedProxies: trustedProxies))
+            .add(middleware: RateLimitMiddleware(limiters.sessions, trustedProxies: trustedProxies))
             .post(use: createSession)
         api.delete("sessions/:token", use: deleteSession)
         api.group("sessions/current").add(middleware: authenticator).get(use: currentSession)
         api.group("certificates")
-            .add(middleware: RateLimitMiddleware(RateLimiter(limits.certificates), trustedProxies: trustedProxies))
+            .add(middleware: RateLimitMiddleware(limiters.certificates, trustedProxies: trustedProxies))
             .post(use: createCertificate)
     }
 

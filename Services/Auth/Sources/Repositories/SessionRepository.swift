@@ -44,8 +44,9 @@ struct SessionRepository: PostgresRepository {
     enum OpenOutcome: Sendable {
         /// A new session with the token asked for was stored.
         case opened(UserRecord)
-        /// The session being renewed works again, with a fresh lifetime.
-        case renewed(UserRecord)
+        /// The session being renewed works again, with a fresh lifetime, bound to the certificate
+        /// it is bound to now.
+        case renewed(UserRecord, certificateThumbprint: String?)
         case suspended
         case nonceNotFound
     }
@@ -53,8 +54,10 @@ struct SessionRepository: PostgresRepository {
     /// Opens a session in one statement (one round trip, atomic like a transaction): spends the
     /// nonce unless the user is suspended; only if it was spent, creates or updates the user from
     /// the claims and then either renews `renewing` (a session of that same user, typically
-    /// challenged) or stores a new session with `token`. Of concurrent statements with the same
-    /// nonce exactly one deletes it, so exactly one opens a session.
+    /// challenged) or stores a new session with `token`. A renewal over a connection with a device
+    /// certificate binds the session to that certificate, as a new session would be; one without
+    /// keeps the binding it had. Of concurrent statements with the same nonce exactly one deletes
+    /// it, so exactly one opens a session.
     func openSession(
         app: UUID, identity: InternalAPI.Identity, nonce: String, token: String, renewing: String?, ttlSeconds: Int,
         certificateThumbprint: String?, logger: Logger
@@ -82,10 +85,11 @@ struct SessionRepository: PostgresRepository {
                     updated_at = now()
                 RETURNING display_name, avatar_url, first_name, last_name
             ), renewed AS (
-                UPDATE auth.sessions SET challenged_at = NULL, expires_at = \(expiresAt)
+                UPDATE auth.sessions SET challenged_at = NULL, expires_at = \(expiresAt),
+                    certificate_thumbprint = COALESCE(\(certificateThumbprint), certificate_thumbprint)
                 WHERE token_hash = \(renewingHash) AND app_id = \(app) AND user_id = \(identity.userID)
                     AND EXISTS (SELECT 1 FROM stored)
-                RETURNING 1
+                RETURNING certificate_thumbprint
             ), opened AS (
                 INSERT INTO auth.sessions (id, app_id, user_id, token_hash, expires_at, certificate_thumbprint)
                 SELECT \(UUID()), \(app), \(identity.userID), \(Data(Secrets.hash(token))), \(expiresAt),
@@ -95,17 +99,18 @@ struct SessionRepository: PostgresRepository {
                 RETURNING 1
             )
             SELECT EXISTS (SELECT 1 FROM blocked), EXISTS (SELECT 1 FROM renewed), EXISTS (SELECT 1 FROM opened),
-                   stored.display_name, stored.avatar_url, stored.first_name, stored.last_name
+                   stored.display_name, stored.avatar_url, stored.first_name, stored.last_name,
+                   (SELECT certificate_thumbprint FROM renewed)
             FROM (SELECT 1) AS one LEFT JOIN stored ON true
             """, logger: logger)
         for stored in rows {
-            let row = try stored.decode((Bool, Bool, Bool, String?, String?, String?, String?).self)
+            let row = try stored.decode((Bool, Bool, Bool, String?, String?, String?, String?, String?).self)
             let user = UserRecord(
                 identity: .init(
                     userID: identity.userID, displayName: row.3, avatarURL: row.4, firstName: row.5, lastName: row.6),
                 suspended: false)
             if row.0 { return .suspended }
-            if row.1 { return .renewed(user) }
+            if row.1 { return .renewed(user, certificateThumbprint: row.7) }
             return row.2 ? .opened(user) : .nonceNotFound
         }
         return .nonceNotFound

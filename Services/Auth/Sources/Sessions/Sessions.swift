@@ -44,6 +44,7 @@ struct Sessions: Sendable {
 
         let identity = verified.identity
         var token = Secrets.randomToken()
+        var thumbprint = boundThumbprint
         let user: UserRecord
         switch try await sessions.openSession(
             app: app.id, identity: identity, nonce: verified.nonce, token: token, renewing: renewing,
@@ -51,11 +52,14 @@ struct Sessions: Sendable {
         {
         case .opened(let stored):
             user = stored
-        case .renewed(let stored):
-            // The challenged session works again under its own token; a token for another user
-            // never gets here, and opens a session of its own instead.
+        case .renewed(let stored, let renewedThumbprint):
+            // The challenged session works again under its own token, bound to the certificate
+            // presented now if there is one (which an app that requires certified connections
+            // insists on, above); a token for another user never gets here, and opens a session
+            // of its own instead.
             token = renewing!
             user = stored
+            thumbprint = renewedThumbprint
         case .suspended:
             throw TokenFailure(.userSuspended, "The user \(identity.userID) is suspended.").apiError(property: "identity_token")
         case .nonceNotFound:
@@ -64,7 +68,7 @@ struct Sessions: Sendable {
         }
         return Opened(
             token: token, ttlSeconds: app.sessionTTLSeconds, appID: app.id, identity: user.identity,
-            certificateThumbprint: boundThumbprint, expiresAt: Date().addingTimeInterval(TimeInterval(app.sessionTTLSeconds)))
+            certificateThumbprint: thumbprint, expiresAt: Date().addingTimeInterval(TimeInterval(app.sessionTTLSeconds)))
     }
 
     /// The thumbprint to bind a new session to: a certificate this CA issued and has not revoked.

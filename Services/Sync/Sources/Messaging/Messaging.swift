@@ -11,6 +11,8 @@ import PostgresNIO
 struct Messaging: Sendable {
     let repositories: SyncRepositories
     let links: ContentLinks
+    /// The base of the URLs in what is pushed to devices, each of which fills in its own.
+    let pushURLs: PushURLTemplate
     let identities: IdentityRecorder
     let publicBaseURL: String?
     let tls: Bool

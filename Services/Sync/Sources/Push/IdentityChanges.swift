@@ -10,7 +10,8 @@ import Logging
 /// always there to read again. Those the user blocked get it without the contact details.
 extension Messaging {
     func pushIdentityChange(app: UUID, user: String, deleted: Bool, request: Request, context: LayerRequestContext) async {
-        let urls = urls(request)
+        // Rendered once for every recipient, each of whose devices fills in its own base.
+        let urls = pushURLs.urls
         let reference = Packets.ObjectReference(type: "Identity", id: LayerID.identity(userID: user), url: urls.identity(user))
         do {
             let users = try await repositories.devices.contacts(app: app, user: user, logger: context.logger)
@@ -49,8 +50,10 @@ extension Messaging {
     /// After a block is made or lifted: the two see each other's presence as they may now.
     func pushBlockChange(app: UUID, owner: String, blocked: String, request: Request, context: LayerRequestContext) async {
         do {
-            try await Presence(repositories: repositories, postgres: repositories.postgres).blockChanged(
-                app: app, between: owner, and: blocked, urls: urls(request), logger: context.logger)
+            // Pushed to both users: rendered on the push template, which each device fills with its own base.
+            let urls = pushURLs.urls
+            try await Presence(repositories: repositories, postgres: repositories.postgres, urls: urls).blockChanged(
+                app: app, between: owner, and: blocked, urls: urls, logger: context.logger)
         } catch {
             context.logger.warning("Could not push presence after a block", metadata: ["error": "\(error)"])
         }

@@ -14,28 +14,29 @@ struct Presence: Sendable {
 
     let repositories: SyncRepositories
     let postgres: PostgresClient
+    /// What the changes pushed to others are rendered with: the push template, which each
+    /// receiving device fills with its own base (never the base of the device that changed).
+    let urls: URLBuilder
 
     /// The first WebSocket of the user came: they are back with their last choice.
-    func connected(app: UUID, user: String, urls: URLBuilder, logger: Logger) async throws {
+    func connected(app: UUID, user: String, logger: Logger) async throws {
         let (status, seen) = try await repositories.devices.choosePresence(app: app, user: user, status: nil, logger: logger)
-        try await publish(app: app, user: user, status: status, seen: seen, urls: urls, logger: logger)
+        try await publish(app: app, user: user, status: status, seen: seen, logger: logger)
     }
 
     /// The last WebSocket of the user left.
-    func disconnected(app: UUID, user: String, urls: URLBuilder, logger: Logger) async throws {
+    func disconnected(app: UUID, user: String, logger: Logger) async throws {
         let seen = try await repositories.devices.chosenPresence(app: app, users: [user], logger: logger)[user]?.seen ?? Date()
-        try await publish(app: app, user: user, status: "offline", seen: seen, urls: urls, logger: logger)
+        try await publish(app: app, user: user, status: "offline", seen: seen, logger: logger)
     }
 
-    func choose(_ status: String, app: UUID, user: String, urls: URLBuilder, logger: Logger) async throws {
+    func choose(_ status: String, app: UUID, user: String, logger: Logger) async throws {
         let chosen = try await repositories.devices.choosePresence(
             app: app, user: user, status: status == "auto" ? nil : status, logger: logger)
-        try await publish(app: app, user: user, status: chosen.status, seen: chosen.seen, urls: urls, logger: logger)
+        try await publish(app: app, user: user, status: chosen.status, seen: chosen.seen, logger: logger)
     }
 
-    private func publish(
-        app: UUID, user: String, status: String, seen: Date, urls: URLBuilder, logger: Logger
-    ) async throws {
+    private func publish(app: UUID, user: String, status: String, seen: Date, logger: Logger) async throws {
         var others = try await repositories.devices.contacts(app: app, user: user, logger: logger).filter { $0 != user }
         let hidden = try await repositories.blocks.blockedEitherWay(app: app, user: user, among: others, logger: logger)
         others.removeAll(where: hidden.contains)

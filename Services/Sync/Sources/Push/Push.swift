@@ -14,20 +14,23 @@ struct Push: Sendable {
     let repositories: SyncRepositories
     let postgres: PostgresClient
     let links: ContentLinks
+    /// What pushed data is rendered with: each device's writer fills in the device's own base.
+    let template: PushURLTemplate
     let introspector: any SessionIntrospector
     let presence: Presence
     let typing: TypingTracker
 
     init(
         settings: PushSettings, repositories: SyncRepositories, postgres: PostgresClient, links: ContentLinks,
-        introspector: any SessionIntrospector
+        template: PushURLTemplate, introspector: any SessionIntrospector
     ) {
         self.settings = settings
         self.repositories = repositories
         self.postgres = postgres
         self.links = links
+        self.template = template
         self.introspector = introspector
-        presence = Presence(repositories: repositories, postgres: postgres)
+        presence = Presence(repositories: repositories, postgres: postgres, urls: template.urls)
         typing = TypingTracker(timeout: settings.typingTimeout)
     }
 
@@ -64,7 +67,7 @@ struct Push: Sendable {
         do {
             let webSockets = try await repositories.devices.addDevice(device, replica: hub.replicaID, logger: logger)
             if kind == .webSocket, webSockets == 1 {
-                try await presence.connected(app: session.appID, user: session.userID, urls: urls, logger: logger)
+                try await presence.connected(app: session.appID, user: session.userID, logger: logger)
             }
         } catch {
             await close(device, logger: logger)
@@ -80,7 +83,7 @@ struct Push: Sendable {
         do {
             let webSockets = try await repositories.devices.removeDevice(device, replica: hub.replicaID, logger: logger)
             if device.kind == .webSocket, webSockets == 0 {
-                try await presence.disconnected(app: device.key.app, user: device.key.user, urls: device.urls, logger: logger)
+                try await presence.disconnected(app: device.key.app, user: device.key.user, logger: logger)
             }
         } catch {
             logger.warning("Could not record a device leaving", metadata: ["error": "\(error)"])
@@ -97,6 +100,12 @@ struct Push: Sendable {
             let blocking = try await connection.usersBlocking(typist.user, among: others, app: typist.app, logger: logger)
             return others.filter { !blocking.contains($0) }
         }
+    }
+
+    /// Pushed JSON (a change or an ephemeral packet, rendered on ``template``) as `device` must
+    /// receive it: with the device's own base in its URLs.
+    func filled(_ json: String, for device: PushDevice) -> String {
+        template.fill(json, base: device.escapedBase)
     }
 
     /// Called by a writer after it sent an item: a device that drained after being full gets

@@ -91,6 +91,8 @@ final class PushDevice: Sendable {
     let expiresAt: Date?
     /// How URLs in what it is sent begin (from the request that opened it).
     let urls: URLBuilder
+    /// ``urls``'s base as written in JSON, which the writer puts into pushed data.
+    let escapedBase: String
     private let capacity: Int
     private let outbox: AsyncStream<PushItem>.Continuation
     let items: AsyncStream<PushItem>
@@ -112,6 +114,7 @@ final class PushDevice: Sendable {
     ) {
         self.id = id
         self.urls = urls
+        escapedBase = PushURLTemplate.escaped(urls.base)
         self.key = key
         self.kind = kind
         self.sessionToken = sessionToken

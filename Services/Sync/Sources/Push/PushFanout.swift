@@ -7,7 +7,8 @@ import ServiceLifecycle
 
 /// Moves changes from the changelog to the devices connected here. Each round takes every user
 /// with changes waiting, reads their changelogs after the oldest position of their devices in one
-/// query, renders each change once per user, and offers it to each device in seq order. A device
+/// query, renders each change once per user (its URLs on the push template, which each device's
+/// writer fills with the device's own base), and offers it to each device in seq order. A device
 /// never skips a change: it takes them strictly in order, or stops taking them while its outbox
 /// is full and is looked at again when it has drained.
 struct PushFanout: Service {
@@ -39,11 +40,11 @@ struct PushFanout: Service {
                 let ready = hub.devices(of: key).filter { $0.wantsChanges() }
                 if !ready.isEmpty { devices[key.user] = ready }
             }
-            guard let urls = devices.values.first?.first?.urls else { continue }
+            guard !devices.isEmpty else { continue }
             let positions = devices.map { (user: $0.key, seq: $0.value.map(\.seq).min()!) }
             let started = ContinuousClock.now
             let rendered = try await push.repositories.read(logger: logger) { connection in
-                try await push.render(app: app, after: positions, urls: urls, connection, logger)
+                try await push.render(app: app, after: positions, urls: push.template.urls, connection, logger)
             }
             logger.debug(
                 "Push round",

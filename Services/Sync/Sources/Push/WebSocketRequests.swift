@@ -101,7 +101,7 @@ struct WebSocketRequests: Sendable {
             guard Presence.choices.contains(status) else {
                 throw APIError.invalid("status", "status is available, busy, away, invisible or auto.")
             }
-            try await push.presence.choose(status, app: app, user: user, urls: device.urls, logger: context.logger)
+            try await push.presence.choose(status, app: app, user: user, logger: context.logger)
             return nil
         case "Presence.sync":
             // Presence is only about those who share a conversation with the caller (and the
@@ -178,7 +178,8 @@ struct WebSocketRequests: Sendable {
             throw APIError.invalid("action", "action is started, paused or finished.")
         }
         let (user, app) = (session.userID, session.appID)
-        let urls = device.urls
+        // Rendered once for every recipient, each of whose devices fills in its own base.
+        let urls = push.template.urls
         let key = TypingTracker.Key(app: app, conversation: conversation, user: user)
         let sender = try await push.repositories.read(logger: context.logger) { connection in
             let members = try await push.repositories.devices.currentParticipants(

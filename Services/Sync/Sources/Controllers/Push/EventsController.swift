@@ -39,7 +39,7 @@ struct EventsController {
                 try await withGracefulShutdownHandler {
                     for await item in device.items {
                         guard device.closeReason == nil else { break }
-                        try await writer.write(ByteBuffer(string: Self.event(item)))
+                        try await writer.write(ByteBuffer(string: Self.event(item, filled: { push.filled($0, for: device) })))
                         push.sent(device)
                     }
                 } onGracefulShutdown: {
@@ -77,12 +77,13 @@ struct EventsController {
         return (seq, "anchor")
     }
 
-    static func event(_ item: PushItem) -> String {
+    /// The text of one item; `filled` gives pushed JSON the device's own base.
+    static func event(_ item: PushItem, filled: (String) -> String) -> String {
         switch item {
         case .change(let change):
-            "id: \(change.seq)\nevent: \(change.type)\ndata: \(change.operation)\n\n"
+            "id: \(change.seq)\nevent: \(change.type)\ndata: \(filled(change.operation))\n\n"
         case .ephemeral(let packet):
-            "event: \(packet.event)\ndata: \(packet.body)\n\n"
+            "event: \(packet.event)\ndata: \(filled(packet.body))\n\n"
         case .response(let body):
             "event: response\ndata: \(body)\n\n"
         case .counter, .keepAlive:

@@ -153,9 +153,11 @@ struct WebSocketController {
             guard device.closeReason == nil else { break }
             switch item {
             case .change(let change):
-                for packet in change.packets { try await send(packet.type, change.timestamp, packet.body) }
+                for packet in change.packets {
+                    try await send(packet.type, change.timestamp, push.filled(packet.body, for: device))
+                }
             case .ephemeral(let packet):
-                try await send(packet.type, LayerTimestamp.string(Date()), packet.body)
+                try await send(packet.type, LayerTimestamp.string(Date()), push.filled(packet.body, for: device))
             case .response(let body):
                 try await send("response", LayerTimestamp.string(Date()), body)
             case .counter(let requestID):
