@@ -17,7 +17,9 @@ public enum TestDatabase {
         }
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("layerline-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
-        let postgres = try EmbeddedPostgres.start(directory: directory, logger: Logger(label: "test-postgres"))
+        // Every test serves on a pool of its own, many at once: more connections than a server needs.
+        let postgres = try EmbeddedPostgres.start(
+            directory: directory, maxConnections: 1000, logger: Logger(label: "test-postgres"))
         try postgres.stopAndRemoveAfterExit(of: getpid())
         var settings = postgres.settings
         settings.maxConnections = 8

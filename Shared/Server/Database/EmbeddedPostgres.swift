@@ -39,7 +39,7 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// Creates the cluster if needed and starts it (or joins it if it is already running).
-    public static func start(directory: URL, logger: Logger) throws -> EmbeddedPostgres {
+    public static func start(directory: URL, maxConnections: Int = 200, logger: Logger) throws -> EmbeddedPostgres {
         guard let bin = findBinaries() else { throw Failure.binariesNotFound }
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -77,7 +77,7 @@ public final class EmbeddedPostgres: Sendable {
         } else {
             port = try freePort()
             try ownForServer(data)
-            try run(bin.appendingPathComponent("pg_ctl"), startArguments(data: data, port: port))
+            try run(bin.appendingPathComponent("pg_ctl"), startArguments(data: data, port: port, maxConnections: maxConnections))
         }
         let settings = DatabaseSettings(
             host: "127.0.0.1", port: port, username: "postgres", password: password, database: "postgres")
@@ -118,13 +118,13 @@ public final class EmbeddedPostgres: Sendable {
 
     /// Starts the server stopped by ``stopServer(mode:)`` again, on its port.
     public func startAgain() throws {
-        try Self.run(binDirectory.appendingPathComponent("pg_ctl"), Self.startArguments(data: dataDirectory, port: settings.port))
+        try Self.run(binDirectory.appendingPathComponent("pg_ctl"), Self.startArguments(data: dataDirectory, port: settings.port, maxConnections: 200))
     }
 
-    static func startArguments(data: URL, port: Int) -> [String] {
+    static func startArguments(data: URL, port: Int, maxConnections: Int) -> [String] {
         [
             "-D", data.path, "-l", data.appendingPathComponent("server.log").path, "-w", "-t", "60",
-            "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=on",
+            "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=\(maxConnections) -c fsync=on",
             "start",
         ]
     }
