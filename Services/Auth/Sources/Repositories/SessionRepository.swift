@@ -138,12 +138,13 @@ struct SessionRepository: PostgresRepository {
         return nil
     }
 
-    /// Ends one session (logout). False when there was none.
-    func deleteSession(token: String, logger: Logger) async throws -> Bool {
+    /// Ends one session (logout); whose it was, or nil when there was none.
+    func deleteSession(token: String, logger: Logger) async throws -> (app: UUID, user: String)? {
         let rows = try await postgres.query(
-            "DELETE FROM auth.sessions WHERE token_hash = \(Data(Secrets.hash(token))) RETURNING id", logger: logger)
-        for try await _ in rows { return true }
-        return false
+            "DELETE FROM auth.sessions WHERE token_hash = \(Data(Secrets.hash(token))) RETURNING app_id, user_id",
+            logger: logger)
+        for try await (app, user) in rows.decode((UUID, String).self) { return (app, user) }
+        return nil
     }
 
     /// Ends every session of a user; returns how many there were.

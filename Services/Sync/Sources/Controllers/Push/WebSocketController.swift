@@ -131,6 +131,8 @@ struct WebSocketController {
                         // In a task of its own, for the same reason as the upgrade's checks.
                         guard await Task(operation: { await requests.handle(text) }).value else { break }
                     }
+                    // A device the server closed has its writer send the close frame first.
+                    if device.closeReason != nil { try await group.next() }
                     group.cancelAll()
                 }
             } onGracefulShutdown: {
