@@ -98,7 +98,7 @@ struct SessionEndTests {
             try await harness.withReplica(settings: sync) { replica in
                 let base = replica.replacingOccurrences(of: "http://", with: "ws://")
                 let socket = try await TestWebSocket.connect(url: "\(base)/websocket?session_token=\(alice.token)")
-                #expect(try await socket.request("Counter.read")["success"] == .bool(true))
+                try await socket.ready()
                 let events = try await TestEventStream.connect(url: "\(replica)/events?session_token=\(alice.token)")
                 #expect(events.status == 200)
                 try await Ending.revoke.perform(harness, on: alice)
@@ -122,7 +122,7 @@ struct SessionEndTests {
             let unbound = try await harness.user("alice")
             let base = harness.webSocketBase
             let certified = try await TestWebSocket.connect(url: "\(base)/websocket?session_token=\(bound)", headers: forwarded)
-            #expect(try await certified.request("Counter.read")["success"] == .bool(true))
+            try await certified.ready()
             let other = try await harness.socket(unbound)
 
             let revoked = try await auth.client.request(
@@ -166,7 +166,7 @@ struct SessionEndTests {
                 let token = try await auth.session(user: "alice")
                 let base = sync.baseURL.replacingOccurrences(of: "http://", with: "ws://")
                 let socket = try await TestWebSocket.connect(url: "\(base)/websocket?session_token=\(token)")
-                #expect(try await socket.request("Counter.read")["success"] == .bool(true))
+                try await socket.ready()
                 #expect(try await auth.client.request(.DELETE, "/sessions/\(token)").status == 204)
                 #expect(try await socket.closed(timeout: .seconds(20)).code == 4401)
             }
@@ -227,7 +227,7 @@ struct SessionEndTests {
             try await LiveServer.run([SyncService.configured(sync)], settings: settings) { server in
                 let base = server.baseURL.replacingOccurrences(of: "http://", with: "ws://")
                 let socket = try await TestWebSocket.connect(url: "\(base)/websocket?session_token=stand-in")
-                #expect(try await socket.request("Counter.read")["success"] == .bool(true))
+                try await socket.ready()
                 let events = try await TestEventStream.connect(url: "\(server.baseURL)/events?session_token=stand-in")
                 #expect(events.status == 200)
                 stand.fail()
