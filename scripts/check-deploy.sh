@@ -5,7 +5,7 @@
 #     that the Dockerfile copies every folder Package.swift names (or the manifest cannot load)
 #   - `docker compose config` on docker-compose.yml, and that it refuses to run without the
 #     operator's secrets (the `${VAR:?…}` guards); then the wiring of each service built from the
-#     Dockerfile (executable, port, health check, database, auth URL, trusted edge address)
+#     Dockerfile (executable, port, health check, database, auth and sync URLs, trusted edge address)
 #   - yamllint on docker-compose.yml and deploy/kubernetes/*.yaml, and the wiring of each
 #     Deployment (replicas, probes, resources, security context, settings, secrets, Service)
 #   - the edge's routing table: nginx's location selection replayed on sample paths, which must
@@ -173,6 +173,9 @@ if sync:
         problems.append("sync: does not depend on auth")
     if "LAYER_OPERATOR_TOKEN" in environment:
         problems.append("sync: gets the operator token, which it does not use")
+    auth_environment = (built.get("auth", {}).get("environment") or {})
+    if auth_environment.get("LAYER_SYNC_URL") != f"http://sync:{ports.get('sync')}":
+        problems.append(f"auth: LAYER_SYNC_URL {auth_environment.get('LAYER_SYNC_URL')!r} is not http://sync:{ports.get('sync')}")
 if len(set(ports.values())) != len(ports):
     problems.append(f"two services share a port: {ports}")
 print("\n".join(problems) or f"services: {ports}")
@@ -198,7 +201,8 @@ check "yamllint docker-compose.yml deploy/kubernetes/*.yaml" \
 # Each Deployment of deploy/kubernetes: two replicas or more, startup, readiness and liveness
 # probes on the health routes, requests and limits, a locked-down container, its port as in its
 # ConfigMap, the secrets it needs, a Service and a disruption budget that select its pods. The
-# sync service reaches the auth service through the auth Service's name and port.
+# sync service reaches the auth service through the auth Service's name and port, and auth the sync
+# service through the sync Service's.
 kubernetes_wiring() {
     "$venv/bin/python" - deploy/kubernetes/*.yaml <<'PY'
 import sys, yaml
@@ -273,6 +277,10 @@ host_port = auth_url.removeprefix("http://").rstrip("/")
 host, _, port = host_port.partition(":")
 if host.split(".")[0] != "layer-auth" or port != str(service_ports.get("layer-auth")):
     problems.append(f"layer-sync: LAYER_AUTH_URL {auth_url!r} is not the layer-auth Service on port {service_ports.get('layer-auth')}")
+sync_url = settings.get("layer-auth", {}).get("LAYER_SYNC_URL", "")
+host, _, port = sync_url.removeprefix("http://").rstrip("/").partition(":")
+if host.split(".")[0] != "layer-sync" or port != str(service_ports.get("layer-sync")):
+    problems.append(f"layer-auth: LAYER_SYNC_URL {sync_url!r} is not the layer-sync Service on port {service_ports.get('layer-sync')}")
 print("\n".join(problems) or f"deployments: {sorted(deployments)}")
 sys.exit(1 if problems else 0)
 PY

@@ -156,6 +156,40 @@ public enum InternalAPI {
         public init(devices: Int) { self.devices = devices }
     }
 
+    /// `POST /internal/v1/sessions/ended` (sync service): the auth service ended sessions of a
+    /// user. Every replica forgets what it cached about the user's sessions and closes the push
+    /// connections open with those that ended. Answered 202 with an ``Acknowledgement``.
+    public static let sessionsEndedPath = "/internal/v1/sessions/ended"
+
+    public struct SessionsEnded: Codable, Sendable, Equatable {
+        public var appID: UUID
+        public var userID: String
+        /// Why, in the words of introspection: `revoked` (logged out or revoked), `challenged`,
+        /// `suspended` or `certificate_revoked`.
+        public var reason: String
+        /// The sessions that ended, each named by the base64url SHA-256 of its token (never the
+        /// token); nil when every session of the user did.
+        public var sessions: [String]?
+
+        public init(appID: UUID, userID: String, reason: String, sessions: [String]? = nil) {
+            self.appID = appID
+            self.userID = userID
+            self.reason = reason
+            self.sessions = sessions
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case reason, sessions
+            case appID = "app_id"
+            case userID = "user_id"
+        }
+    }
+
+    /// The empty answer to a notice.
+    public struct Acknowledgement: Codable, Sendable {
+        public init() {}
+    }
+
     /// `POST /internal/v1/app-tokens/verify`: is this a live Server API token of this app?
     public static let appTokensPath = "/internal/v1/app-tokens/verify"
 

@@ -39,12 +39,13 @@ public struct AuthFixture: Sendable {
         settings: ServerSettings? = nil,
         tlsIdentity: TestTLS.ServerIdentity? = nil,
         caSource: AuthSettings.CASource = .database(secret: "test-ca-secret"),
+        syncURL: String = "http://127.0.0.1:8082",
         logger: Logger = .test,
         withSync syncSettings: SyncSettings? = nil,
         _ body: @Sendable (AuthFixture) async throws -> T
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
-        let authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource)
+        let authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource, syncURL: syncURL)
         var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
         serverSettings.rateLimits = rateLimits
         if let tlsIdentity {

@@ -7,6 +7,7 @@ import LayerServer
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
@@ -31,11 +32,14 @@ public struct LiveServer: Sendable {
 
     /// Serves `services` (any of the suite's, configured as the test needs, or services made by
     /// hand) on one listener until `body` returns, then shuts down. Services hosted together call
-    /// each other on that listener, as in `layer dev`; `http` is the client of their calls.
+    /// each other on that listener, as in `layer dev`; `http` is the client of their calls. The
+    /// listener takes a free port, or `port` (from ``freePort()``) when another server must be told
+    /// its address before it starts.
     public static func run<T: Sendable>(
         _ services: [ServicePlan],
         settings: ServerSettings? = nil,
         http: HTTPClient? = nil,
+        port: Int = 0,
         logger: Logger = .test,
         _ body: @Sendable (LiveServer) async throws -> T
     ) async throws -> T {
@@ -43,7 +47,7 @@ public struct LiveServer: Sendable {
         if let shared = settings?.database { database = shared } else { database = try await TestDatabase.settings() }
         var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
         serverSettings.host = "127.0.0.1"
-        serverSettings.port = 0
+        serverSettings.port = port
         // Tests run many servers at once on a loaded machine: unless a test chose its own
         // deadline (the fault tests do), a request gets a minute rather than the default 10 s.
         if serverSettings.requestTimeout == ServerSettings.defaultRequestTimeout {
@@ -80,6 +84,17 @@ public struct LiveServer: Sendable {
                 throw error
             }
         }
+    }
+}
+
+extension LiveServer {
+    /// A loopback port free at the moment, for a server whose address another must know first.
+    public static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port ?? 0
+        try await channel.close()
+        return port
     }
 }
 

@@ -25,16 +25,7 @@ extension SyncHarness {
     ) async throws -> TestWebSocket {
         let socket = try await TestWebSocket.connect(
             url: "\(webSocketBase)/websocket?session_token=\(user.token)\(query)", subprotocol: subprotocol)
-        guard ready else { return socket }
-        // A frame in that instant, either way, may be lost: ask again until one is answered.
-        for attempt in 1...10 {
-            do {
-                _ = try await socket.request("Counter.read", timeout: .seconds(3))
-                return socket
-            } catch is PushTimeout where attempt < 10 {
-                continue
-            }
-        }
+        if ready { try await socket.ready() }
         return socket
     }
 
@@ -58,6 +49,20 @@ extension SyncHarness {
 }
 
 extension TestWebSocket {
+    /// Returns once a request made a round trip: the client can miss frames that arrive in the
+    /// instant after the upgrade, before it reads, and a frame in that instant, either way, may
+    /// be lost, so it asks again until one is answered.
+    func ready() async throws {
+        for attempt in 1...10 {
+            do {
+                _ = try await request("Counter.read", timeout: .seconds(3))
+                return
+            } catch is PushTimeout where attempt < 10 {
+                continue
+            }
+        }
+    }
+
     /// The next `change` packet whose object has this type (skipping others).
     func change(_ operation: String, _ type: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
         try await next(timeout: timeout) { packet in

@@ -21,13 +21,13 @@ struct PushURLTests {
 
     /// The URLs of the next event of `stream` named `name`.
     static func urls(of name: String, on stream: TestEventStream) async throws -> [String] {
-        let event = try await stream.next { $0.event == name }
+        let event = try await stream.next(timeout: .seconds(30)) { $0.event == name }
         return urls(in: event.json)
     }
 
     /// The URLs of the next packet of `socket` that `predicate` picks.
     static func urls(on socket: TestWebSocket, _ predicate: (JSONValue) -> Bool) async throws -> [String] {
-        urls(in: try await socket.next(where: predicate))
+        urls(in: try await socket.next(timeout: .seconds(30), where: predicate))
     }
 
     /// Alice and Bob share a conversation; Alice listens with `aliceHost` as her `Host`, Bob with

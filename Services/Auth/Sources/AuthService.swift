@@ -24,6 +24,7 @@ public struct AuthService: ConfigurableService {
     /// rather than over HTTP.
     let sessionAuthenticator: SessionAuthenticator
     let limiters: RateLimiters
+    let endings: SessionEndings
 
     public init(settings: AuthSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -43,6 +44,11 @@ public struct AuthService: ConfigurableService {
             certificates = CertificateIssuer(
                 repository: certificateRepository, source: .files(certificate: certificate, key: key))
         }
+        // The sync service is told when sessions end: on this listener when it runs here too.
+        let sync = InternalClient(
+            baseURL: dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL),
+            token: server.internalToken, http: dependencies.http, timeout: .seconds(2), attempts: 3)
+        endings = SessionEndings(sessions: sessions.sessions, certificates: certificateRepository, peers: [sync])
         certificateReader = ClientCertificateReader(server)
         sessionAuthenticator = SessionAuthenticator(
             introspector: LocalIntrospector(sessions: sessions), certificates: certificateReader, realm: server.realm,
@@ -53,13 +59,13 @@ public struct AuthService: ConfigurableService {
     public func addRoutes(to router: Router<LayerRequestContext>) {
         ClientController(
             sessions: sessions, certificates: certificates, certificateReader: certificateReader,
-            authenticator: sessionAuthenticator, limiters: limiters, trustedProxies: server.trustedProxies
+            authenticator: sessionAuthenticator, limiters: limiters, endings: endings,
+            trustedProxies: server.trustedProxies
         ).addRoutes(to: router)
         AdminController(
-            apps: sessions.apps, sessions: sessions.sessions, certificates: sessions.certificates,
-            operatorToken: settings.operatorToken
+            apps: sessions.apps, sessions: sessions.sessions, endings: endings, operatorToken: settings.operatorToken
         ).addRoutes(to: router)
-        ServerAPIController(apps: sessions.apps, sessions: sessions.sessions).addRoutes(to: router)
+        ServerAPIController(apps: sessions.apps, sessions: sessions.sessions, endings: endings).addRoutes(to: router)
         InternalController(sessions: sessions, internalToken: server.internalToken).addRoutes(to: router)
     }
 

@@ -10,14 +10,18 @@ public struct AuthSettings: ServiceSettings {
 
     public var operatorToken: String
     public var caSource: CASource
+    /// Where the sync service answers, when it does not run in the same process: it is told at
+    /// once when sessions end, so that it closes their push connections.
+    public var syncURL: String
 
-    public init(operatorToken: String, caSource: CASource) {
+    public init(operatorToken: String, caSource: CASource, syncURL: String = "http://127.0.0.1:8082") {
         self.operatorToken = operatorToken
         self.caSource = caSource
+        self.syncURL = syncURL.hasSuffix("/") ? String(syncURL.dropLast()) : syncURL
     }
 
     /// `LAYER_OPERATOR_TOKEN`; the CA from `LAYER_CA_CERTIFICATE_FILE` + `LAYER_CA_KEY_FILE` or kept
-    /// in the database under `LAYER_CA_KEY_SECRET`. (The rate limits of its routes are
+    /// in the database under `LAYER_CA_KEY_SECRET`; `LAYER_SYNC_URL`. (The rate limits of its routes are
     /// `ServerSettings.rateLimits`, since other services apply them too.)
     public static func read(_ reader: inout SettingsReader) -> AuthSettings {
         let operatorToken = reader.required("LAYER_OPERATOR_TOKEN", "the token of the operator API, /admin")
@@ -29,6 +33,8 @@ public struct AuthSettings: ServiceSettings {
             caSource = .database(
                 secret: reader.required("LAYER_CA_KEY_SECRET", "the secret that encrypts the device CA key at rest"))
         }
-        return AuthSettings(operatorToken: operatorToken, caSource: caSource)
+        return AuthSettings(
+            operatorToken: operatorToken, caSource: caSource,
+            syncURL: reader.optional("LAYER_SYNC_URL") ?? "http://127.0.0.1:8082")
     }
 }

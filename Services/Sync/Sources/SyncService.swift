@@ -45,8 +45,7 @@ public struct SyncService: ConfigurableService {
             auth: auth, server: server, allowsQueryToken: true, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: context.links,
-            template: context.pushURLs,
-            introspector: sessionAuthenticator.sessionIntrospector)
+            template: context.pushURLs, introspector: sessionAuthenticator.sessionIntrospector)
         internalToken = server.internalToken
         uploads = UploadSlots(limit: settings.uploadsPerUser)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
@@ -67,6 +66,7 @@ public struct SyncService: ConfigurableService {
         WebSocketController(push: push, service: context, authenticator: sessionAuthenticator).addRoutes(to: streams)
         EventsController(push: push, service: context).addRoutes(to: streams)
         SignalsController(push: push, internalToken: internalToken).addRoutes(to: router)
+        SessionsEndedController(push: push, internalToken: internalToken).addRoutes(to: router)
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {

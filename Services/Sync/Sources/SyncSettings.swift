@@ -44,7 +44,10 @@ public struct SyncSettings: ServiceSettings {
 /// queued), `LAYER_PUSH_HEARTBEAT` (seconds between WebSocket pings; a socket that misses a pong
 /// is closed), `LAYER_EVENTS_KEEPALIVE` (seconds between SSE comments), `LAYER_PUSH_STALL_TIMEOUT`
 /// (seconds a device may keep a full outbox without taking anything from it before it is disconnected), `LAYER_PUSH_SESSION_CHECK`
-/// (seconds between checks that each connection's session is still alive).
+/// (seconds between checks that each connection's session is still alive; the checks trust
+/// introspection answers for the cache time, as HTTP requests do, so a session that ended stops
+/// working on its connections within that time and one check more, even when the auth service's
+/// notice is lost).
 public struct PushSettings: Sendable {
     public var buffer: Int
     public var heartbeat: Duration
@@ -60,7 +63,7 @@ public struct PushSettings: Sendable {
 
     public init(
         buffer: Int = 256, heartbeat: Duration = .seconds(30), keepAlive: Duration = .seconds(15),
-        stallTimeout: Duration = .seconds(30), sessionCheck: Duration = .seconds(60), typingTimeout: Duration = .seconds(6),
+        stallTimeout: Duration = .seconds(30), sessionCheck: Duration = .seconds(1), typingTimeout: Duration = .seconds(6),
         maxFrame: Int = 256 * 1024, batch: Int = 100
     ) {
         self.buffer = buffer
@@ -79,6 +82,6 @@ public struct PushSettings: Sendable {
             heartbeat: .seconds(reader.integer("LAYER_PUSH_HEARTBEAT", default: 30, in: 1...3600)),
             keepAlive: .seconds(reader.integer("LAYER_EVENTS_KEEPALIVE", default: 15, in: 1...3600)),
             stallTimeout: .seconds(reader.integer("LAYER_PUSH_STALL_TIMEOUT", default: 30, in: 1...3600)),
-            sessionCheck: .seconds(reader.integer("LAYER_PUSH_SESSION_CHECK", default: 60, in: 1...86400)))
+            sessionCheck: .seconds(reader.integer("LAYER_PUSH_SESSION_CHECK", default: 1, in: 1...86400)))
     }
 }

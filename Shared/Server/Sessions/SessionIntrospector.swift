@@ -8,6 +8,9 @@ import Synchronization
 /// database; every other service asks it over internal HTTP (``HTTPSessionIntrospector``).
 public protocol SessionIntrospector: Sendable {
     func introspect(token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse
+    /// Drops every answer kept about the sessions of `user` of `app`, which the auth service said
+    /// have ended (all or some of them).
+    func forget(app: UUID, user: String)
     /// Creates a session from an identity token sent inline in `Authorization`.
     func createSession(
         identityToken: String, certificateThumbprint: String?, logger: Logger
@@ -16,19 +19,47 @@ public protocol SessionIntrospector: Sendable {
     func challengeNonce(logger: Logger) async throws -> String
 }
 
+extension SessionIntrospector {
+    /// An introspector that keeps nothing has nothing to forget.
+    public func forget(app: UUID, user: String) {}
+}
+
 /// Keeps active introspection answers for a few seconds, so a busy client costs one round trip per
 /// `ttl`. Inactive answers are never kept: a client that re-authenticates is let in at once. A
-/// session revoked or challenged elsewhere stops working here within `ttl`.
+/// session revoked or challenged elsewhere stops working here within `ttl`, and at once when the
+/// auth service says so (``forget(app:user:)``).
 public final class CachingIntrospector: SessionIntrospector {
     private struct Entry {
         var response: InternalAPI.IntrospectResponse
+        /// When the introspection that gave it was asked, and until when it is trusted.
+        var asked: ContinuousClock.Instant
         var until: ContinuousClock.Instant
+        var owner: Owner?
+    }
+
+    /// Whose session an answer is about.
+    private struct Owner: Hashable {
+        var app: String
+        var user: String
+    }
+
+    private struct State {
+        var entries: [SHA256Digest: Entry] = [:]
+        /// When the sessions of a user were last said to have ended, for `ttl`: an answer asked
+        /// before that is no longer trusted, even one that arrives afterwards.
+        var ended: [Owner: ContinuousClock.Instant] = [:]
+
+        func trusts(_ entry: Entry, now: ContinuousClock.Instant) -> Bool {
+            guard entry.until > now else { return false }
+            guard let owner = entry.owner, let ended = ended[owner] else { return true }
+            return entry.asked > ended
+        }
     }
 
     let base: any SessionIntrospector
     let ttl: Duration
     let capacity: Int
-    private let entries = Mutex<[SHA256Digest: Entry]>([:])
+    private let state = Mutex(State())
 
     public init(_ base: any SessionIntrospector, ttl: Duration, capacity: Int = 100_000) {
         self.base = base
@@ -39,21 +70,38 @@ public final class CachingIntrospector: SessionIntrospector {
     public func introspect(token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse {
         let key = SHA256.hash(data: Data(token.utf8))
         let now = ContinuousClock.now
-        if let hit = entries.withLock({ $0[key] }), hit.until > now {
+        let hit = state.withLock { state in state.entries[key].flatMap { state.trusts($0, now: now) ? $0 : nil } }
+        if let hit {
             if let expiresAt = hit.response.expiresAt, expiresAt <= Date() { return .inactive("expired") }
             return hit.response
         }
+        return try await ask(key: key, token: token, logger: logger)
+    }
+
+    public func forget(app: UUID, user: String) {
+        let now = ContinuousClock.now
+        let ttl = self.ttl
+        state.withLock { state in
+            // Answers older than `ttl` are not trusted anyway, so neither are older marks needed.
+            state.ended = state.ended.filter { now - $0.value < ttl }
+            state.ended[Owner(app: LayerID(.apps, app).uri, user: user)] = now
+        }
+    }
+
+    private func ask(key: SHA256Digest, token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse {
+        let asked = ContinuousClock.now
         let response = try await base.introspect(token: token, logger: logger)
-        entries.withLock { entries in
-            if response.active {
-                if entries.count >= capacity {
-                    entries = entries.filter { $0.value.until > now }
-                    if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-                }
-                entries[key] = Entry(response: response, until: now + ttl)
-            } else {
-                entries[key] = nil
+        state.withLock { state in
+            guard response.active else {
+                state.entries[key] = nil
+                return
             }
+            if state.entries.count >= capacity {
+                state.entries = state.entries.filter { $0.value.until > asked }
+                if state.entries.count >= capacity { state.entries.removeAll(keepingCapacity: true) }
+            }
+            let owner = response.appID.flatMap { app in response.userID.map { Owner(app: app, user: $0) } }
+            state.entries[key] = Entry(response: response, asked: asked, until: asked + ttl, owner: owner)
         }
         return response
     }

@@ -9,7 +9,7 @@ import _CryptoExtras
 struct AdminController: Sendable {
     let apps: AppRepository
     let sessions: SessionRepository
-    let certificates: CertificateRepository
+    let endings: SessionEndings
     let operatorToken: String
 
     struct CreateApp: Decodable { var name: String }
@@ -185,13 +185,13 @@ struct AdminController: Sendable {
         guard try await sessions.user(app: app.id, userID: user, logger: context.logger) != nil else {
             throw APIError.notFound("The user")
         }
-        _ = try await sessions.challengeSessions(app: app.id, userID: user, logger: context.logger)
+        try await endings.challenge(app: app.id, userID: user, logger: context.logger)
         return Response(status: .noContent)
     }
 
     @Sendable func revokeCertificate(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let certificate = try context.parameters.layerID("certificate", as: .certificates)
-        guard try await certificates.revoke(certificate.uuid, logger: context.logger) else {
+        guard try await endings.revokeCertificate(certificate.uuid, logger: context.logger) else {
             throw APIError.notFound("The certificate")
         }
         return Response(status: .noContent)

@@ -12,6 +12,7 @@ struct ClientController: Sendable {
     let certificateReader: ClientCertificateReader
     let authenticator: SessionAuthenticator
     let limiters: RateLimiters
+    let endings: SessionEndings
     let trustedProxies: Set<String>
 
     struct NonceResponse: Codable { var nonce: String }
@@ -92,7 +93,7 @@ struct ClientController: Sendable {
 
     @Sendable func deleteSession(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let token = context.parameters.decoded("token")
-        guard try await sessions.sessions.deleteSession(token: token, logger: context.logger) else {
+        guard try await endings.logout(token: token, logger: context.logger) else {
             throw APIError.notFound("The session")
         }
         return Response(status: .noContent)

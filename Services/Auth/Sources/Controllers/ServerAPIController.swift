@@ -8,6 +8,7 @@ import LayerServer
 struct ServerAPIController: Sendable {
     let apps: AppRepository
     let sessions: SessionRepository
+    let endings: SessionEndings
 
     struct UserResponse: Encodable {
         var identity: BasicIdentity
@@ -79,21 +80,20 @@ struct ServerAPIController: Sendable {
             suspended = value
         }
         if let suspended {
-            _ = try await sessions.setSuspended(
-                app: app, userID: user.identity.userID, suspended: suspended, logger: context.logger)
+            try await endings.setSuspended(app: app, userID: user.identity.userID, suspended: suspended, logger: context.logger)
         }
         return Response(status: .accepted)
     }
 
     @Sendable func deleteSessions(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
-        try await sessions.deleteSessions(app: app, userID: user.identity.userID, logger: context.logger)
+        try await endings.revoke(app: app, userID: user.identity.userID, logger: context.logger)
         return Response(status: .noContent)
     }
 
     @Sendable func challenge(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
-        _ = try await sessions.challengeSessions(app: app, userID: user.identity.userID, logger: context.logger)
+        try await endings.challenge(app: app, userID: user.identity.userID, logger: context.logger)
         return Response(status: .noContent)
     }
 

@@ -66,11 +66,31 @@ struct CertificateRepository: PostgresRepository {
         return nil
     }
 
-    func revoke(_ id: UUID, logger: Logger) async throws -> Bool {
+    /// A session bound to a certificate: whose it is, and the hash of its token.
+    struct BoundSession: Sendable {
+        var app: UUID
+        var user: String
+        var tokenHash: Data
+    }
+
+    /// Revokes a certificate; the sessions bound to it, which stop working, or nil when there is no
+    /// such certificate or it was revoked before.
+    func revoke(_ id: UUID, logger: Logger) async throws -> [BoundSession]? {
         let rows = try await write(
-            "UPDATE auth.certificates SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id",
-            logger: logger)
-        for _ in rows { return true }
-        return false
+            """
+            WITH revoked AS (
+                UPDATE auth.certificates SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL
+                RETURNING thumbprint)
+            SELECT s.app_id, s.user_id, s.token_hash
+            FROM revoked LEFT JOIN auth.sessions s ON s.certificate_thumbprint = revoked.thumbprint
+            """, logger: logger)
+        var found = false
+        var bound: [BoundSession] = []
+        for row in rows {
+            let (app, user, hash) = try row.decode((UUID?, String?, Data?).self)
+            found = true
+            if let app, let user, let hash { bound.append(BoundSession(app: app, user: user, tokenHash: hash)) }
+        }
+        return found ? bound : nil
     }
 }

@@ -139,12 +139,13 @@ struct SessionRepository: PostgresRepository {
         return nil
     }
 
-    /// Ends one session (logout). False when there was none.
-    func deleteSession(token: String, logger: Logger) async throws -> Bool {
+    /// Ends one session (logout); whose it was, or nil when there was none.
+    func deleteSession(token: String, logger: Logger) async throws -> (app: UUID, user: String)? {
         let rows = try await write(
-            "DELETE FROM auth.sessions WHERE token_hash = \(Data(Secrets.hash(token))) RETURNING id", logger: logger)
-        for _ in rows { return true }
-        return false
+            "DELETE FROM auth.sessions WHERE token_hash = \(Data(Secrets.hash(token))) RETURNING app_id, user_id",
+            logger: logger)
+        for row in rows { return try row.decode((UUID, String).self) }
+        return nil
     }
 
     /// Ends every session of a user; returns how many there were.

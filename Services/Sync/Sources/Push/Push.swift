@@ -36,7 +36,7 @@ struct Push: Sendable {
 
     func services(logger: Logger) -> [any Service] {
         [
-            PushListener(hub: hub, postgres: postgres, logger: logger),
+            PushListener(push: self, logger: logger),
             PushFanout(push: self, logger: logger),
             PushMaintenance(push: self, logger: logger),
         ]
@@ -108,6 +108,20 @@ struct Push: Sendable {
         template.fill(json, base: device.escapedBase)
     }
 
+    /// Sessions of a user ended, as the auth service told some replica: what was cached about
+    /// the user's sessions is dropped, so that their next request is checked afresh, and the
+    /// devices connected here with the sessions that ended (`sessions`: their references; nil:
+    /// all of them) are closed.
+    func sessionsEnded(app: UUID, user: String, sessions: [String]?, reason: String) {
+        introspector.forget(app: app, user: user)
+        let ended = sessions.map(Set.init)
+        let closing = PushCloseReason(inactive: reason)
+        for device in hub.devices(of: UserKey(app: app, user: user))
+        where ended?.contains(device.sessionReference) ?? true {
+            device.close(closing)
+        }
+    }
+
     /// Called by a writer after it sent an item: a device that drained after being full gets
     /// what it missed meanwhile.
     func sent(_ device: PushDevice) {
@@ -116,8 +130,8 @@ struct Push: Sendable {
 }
 
 /// The timers of push, one loop for all connections: disconnects devices stuck with a full
-/// outbox, whose session expired or was revoked; keeps event streams alive; moves silent typists
-/// on; refreshes this replica's row.
+/// outbox, whose session expired or ended; keeps event streams alive; moves silent typists on;
+/// refreshes this replica's row.
 struct PushMaintenance: Service {
     let push: Push
     let logger: Logger
@@ -161,20 +175,41 @@ struct PushMaintenance: Service {
         try? await push.repositories.devices.removeReplica(push.hub.replicaID, logger: logger)
     }
 
-    /// Closes the devices whose session has expired or is no longer active.
+    /// How many sessions are checked at once.
+    static let concurrentChecks = 16
+
+    /// Closes the devices whose session has expired or is no longer active. Sessions are checked
+    /// as HTTP requests are, through the introspection cache: a check costs a round trip to the
+    /// auth service once per cache time and session, and a session that ended is seen within
+    /// that time (and one check). A session that cannot be checked is not trusted: its devices
+    /// are closed too, and connect again once the auth service answers. The auth service's
+    /// notices usually close devices first; this bounds the time when one is lost.
     private func checkSessions() async {
         let now = Date()
         var byToken: [String: [PushDevice]] = [:]
-        for device in push.hub.allDevices {
+        for device in push.hub.allDevices where device.closeReason == nil {
             if let expiry = device.expiresAt, expiry <= now {
                 device.close(.sessionEnded)
             } else {
                 byToken[device.sessionToken, default: []].append(device)
             }
         }
-        for (token, devices) in byToken {
-            guard let answer = try? await push.introspector.introspect(token: token, logger: logger) else { continue }
-            if !answer.active { devices.forEach { $0.close(.sessionEnded) } }
+        let (push, logger) = (self.push, self.logger)
+        await withTaskGroup(of: Void.self) { group in
+            for (index, (token, devices)) in byToken.enumerated() {
+                if index >= Self.concurrentChecks { _ = await group.next() }
+                group.addTask {
+                    let ending: PushCloseReason?
+                    do {
+                        let answer = try await push.introspector.introspect(token: token, logger: logger)
+                        ending = answer.active ? nil : PushCloseReason(inactive: answer.reason)
+                    } catch {
+                        logger.warning("Could not check a push connection's session", metadata: ["error": "\(error)"])
+                        ending = .sessionUnchecked
+                    }
+                    if let ending { devices.forEach { $0.close(ending) } }
+                }
+            }
         }
     }
 }

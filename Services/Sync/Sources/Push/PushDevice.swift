@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LayerServer
 import Synchronization
@@ -50,15 +51,29 @@ enum PushItem: Sendable {
     case keepAlive
 }
 
-/// Why the server ends a push connection.
+/// Why the server ends a push connection. The codes of the session's ends are `4000 +` the
+/// status its next HTTP request would get.
 enum PushCloseReason: Sendable, Equatable {
+    /// Logged out, revoked, challenged, expired, or its certificate revoked.
     case sessionEnded
+    case userSuspended
+    /// The session could not be checked (the auth service did not answer): the connection is not
+    /// kept on trust.
+    case sessionUnchecked
     case fellBehind
     case shuttingDown
+
+    /// How a session that introspection (or the auth service's notice) calls inactive for
+    /// `reason` ends its connections.
+    init(inactive reason: String?) {
+        self = reason == "suspended" ? .userSuspended : .sessionEnded
+    }
 
     var code: UInt16 {
         switch self {
         case .sessionEnded: 4401
+        case .userSuspended: 4403
+        case .sessionUnchecked: 4503
         case .fellBehind: 1013
         case .shuttingDown: 1001
         }
@@ -67,6 +82,8 @@ enum PushCloseReason: Sendable, Equatable {
     var text: String {
         switch self {
         case .sessionEnded: "session ended"
+        case .userSuspended: "user suspended"
+        case .sessionUnchecked: "session could not be checked; connect again"
         case .fellBehind: "too far behind; resume from the changelog"
         case .shuttingDown: "server shutting down"
         }
@@ -88,6 +105,8 @@ final class PushDevice: Sendable {
     let kind: Kind
     /// The session token, kept to check from time to time that the session is still alive.
     let sessionToken: String
+    /// How the auth service names the session when it ends: the base64url SHA-256 of its token.
+    let sessionReference: String
     let expiresAt: Date?
     /// How URLs in what it is sent begin (from the request that opened it).
     let urls: URLBuilder
@@ -118,6 +137,7 @@ final class PushDevice: Sendable {
         self.key = key
         self.kind = kind
         self.sessionToken = sessionToken
+        sessionReference = Data(SHA256.hash(data: Data(sessionToken.utf8))).base64URLEncodedString()
         self.expiresAt = expiresAt
         self.capacity = capacity
         (items, outbox) = AsyncStream.makeStream(of: PushItem.self, bufferingPolicy: .unbounded)

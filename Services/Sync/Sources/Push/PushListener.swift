@@ -7,7 +7,9 @@ import ServiceLifecycle
 /// The one channel every replica listens on. Its notifications are JSON:
 /// `{"a":app,"c":[[user,seq],…]}` when changelogs grew (sent by `sync.append_change` on commit),
 /// `{"a":app,"u":[user,…],"t":packet type,"e":SSE event,"b":"<packet body>"}` for an ephemeral
-/// packet to those users' devices, wherever they are connected.
+/// packet to those users' devices, wherever they are connected, and
+/// `{"a":app,"x":user,"r":reason,"s":[session,…]}` when sessions of that user ended (`s` absent:
+/// all of them).
 enum PushChannel {
     static let name = "sync_push"
     /// PostgreSQL refuses payloads of 8000 bytes or more.
@@ -31,15 +33,47 @@ enum PushChannel {
         try await postgres.notify(name, payload: payload, logger: logger)
         return true
     }
+
+    struct Ended: Codable {
+        var a: UUID
+        var x: String
+        var r: String
+        var s: [String]?
+    }
+
+    /// Tells every replica (this one included) that sessions ended, in as many notifications as
+    /// the sessions named take. A notice that would not fit even so (a user id of a few thousand
+    /// escaped characters) names the user alone, which ends more connections than needed rather
+    /// than fewer.
+    static func publish(_ ended: InternalAPI.SessionsEnded, postgres: PostgresClient, logger: Logger) async throws {
+        let batches: [[String]?] =
+            ended.sessions.map { sessions in
+                stride(from: 0, to: max(sessions.count, 1), by: 50).map { Array(sessions[$0..<min($0 + 50, sessions.count)]) }
+            } ?? [nil]
+        for batch in batches {
+            var payload = try text(Ended(a: ended.appID, x: ended.userID, r: ended.reason, s: batch))
+            if payload.utf8.count > maxPayload {
+                payload = try text(Ended(a: ended.appID, x: ended.userID, r: ended.reason, s: nil))
+            }
+            try await postgres.notify(name, payload: payload, logger: logger)
+        }
+    }
+
+    private static func text(_ notice: Ended) throws -> String {
+        String(decoding: try JSONEncoder().encode(notice), as: UTF8.self)
+    }
 }
 
-/// Listens for the push channel on a connection of its own and hands what arrives to the hub.
+/// Listens for the push channel on a connection of its own and hands what arrives to the hub
+/// (or, for sessions that ended, to ``Push/sessionsEnded(app:user:sessions:reason:)``).
 /// When the connection drops it listens again and marks every connected user as waiting, since
 /// notifications sent meanwhile are lost (the changelog is not).
 struct PushListener: Service {
-    let hub: PushHub
-    let postgres: PostgresClient
+    let push: Push
     let logger: Logger
+
+    private var hub: PushHub { push.hub }
+    private var postgres: PostgresClient { push.postgres }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -70,6 +104,8 @@ struct PushListener: Service {
                     guard case .array(let fields) = pair, case .string(let user)? = fields.first else { return nil }
                     return UserKey(app: app, user: user)
                 })
+        } else if fields["x"] != nil, let ended = try? JSONDecoder().decode(PushChannel.Ended.self, from: Data(payload.utf8)) {
+            push.sessionsEnded(app: app, user: ended.x, sessions: ended.s, reason: ended.r)
         } else if let signal = try? JSONDecoder().decode(PushChannel.Signal.self, from: Data(payload.utf8)) {
             hub.deliver(
                 EphemeralPacket(type: signal.t, body: signal.b, event: signal.e),

@@ -7,7 +7,9 @@ import NIOCore
 import PostgresNIO
 
 /// The packets a client sends on its WebSocket: `request`s (reference 5.3), answered with a
-/// `response` when they carry a `request_id`, and typing `signal`s (5.5). A bad packet gets an
+/// `response` when they carry a `request_id`, and typing `signal`s (5.5). Each is let in as an
+/// HTTP request would be, by the session's introspection (with the same cache): a session that
+/// ended closes the socket instead, and so does one that cannot be checked. A bad packet gets an
 /// error response and the connection stays open.
 struct WebSocketRequests: Sendable {
     let push: Push
@@ -21,8 +23,10 @@ struct WebSocketRequests: Sendable {
     private static let requestIDCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
     private static let maxReplay = 1000
 
-    /// Handles one text packet; false when the connection must end (its answers are not read).
+    /// Handles one text packet; false when the connection must end (its session ended, or its
+    /// answers are not read).
     func handle(_ text: String) async -> Bool {
+        guard await sessionLives() else { return false }
         guard case .object(let packet)? = JSONValue(jsonText: text), case .string(let type)? = packet["type"],
             case .object(let body)? = packet["body"]
         else {
@@ -55,6 +59,22 @@ struct WebSocketRequests: Sendable {
         } catch {
             let apiError = ErrorMiddleware(routes: RouteTable()).apiError(for: error, request: request, context: context)
             return fail(requestID, method, apiError)
+        }
+    }
+
+    /// Whether the socket's session may still act; if not, the device is closed with why.
+    private func sessionLives() async -> Bool {
+        do {
+            let answer = try await push.introspector.introspect(token: device.sessionToken, logger: context.logger)
+            guard answer.active else {
+                device.close(PushCloseReason(inactive: answer.reason))
+                return false
+            }
+            return true
+        } catch {
+            context.logger.warning("Could not check a WebSocket's session", metadata: ["error": "\(error)"])
+            device.close(.sessionUnchecked)
+            return false
         }
     }
 

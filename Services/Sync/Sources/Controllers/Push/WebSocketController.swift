@@ -131,6 +131,12 @@ struct WebSocketController {
                         // In a task of its own, for the same reason as the upgrade's checks.
                         guard await Task(operation: { await requests.handle(text) }).value else { break }
                     }
+                    // A device the server closed has its writer send the close frame first, unless
+                    // the client stopped reading and the writer cannot finish.
+                    if device.closeReason != nil {
+                        group.addTask { try? await Task.sleep(for: .seconds(5)) }
+                        try await group.next()
+                    }
                     group.cancelAll()
                 }
             } onGracefulShutdown: {
