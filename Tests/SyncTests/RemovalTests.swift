@@ -31,6 +31,8 @@ struct RemovalTests {
             let conversation = try await alice.conversation(
                 with: ["bob", "carol"], distinct: false, metadata: ["title": "Before"])
             let before = try await alice.send("before the removal", to: conversation)["id"]!.stringValue!
+            let elsewhere = try await alice.conversation(with: ["carol"], distinct: false)
+            _ = try await alice.send("elsewhere", to: elsewhere)
             let carolAnchor = try await carol.sync(anchor: 0)["anchor"]!
 
             let remove: JSONValue = [["operation": "remove", "property": "participants", "id": .string(carol.identityID)]]
@@ -55,6 +57,9 @@ struct RemovalTests {
             #expect(seen.json?["last_message"]?["id"]?.stringValue == before)
             let listed = try await carol.get("/conversations").json?.arrayValue?.first { $0["id"]?.stringValue == conversation }
             #expect(listed?["metadata"] == ["title": "Before"])
+            // Her list by last message does not move it up for a message she cannot see.
+            #expect(listedIDs(try await carol.get("/conversations?sort_by=last_message")) == [elsewhere, conversation])
+            #expect(listedIDs(try await bob.get("/conversations?sort_by=last_message")) == [conversation])
             #expect(listedIDs(try await carol.get("/\(path(conversation))/messages")) == [before])
             #expect(try await carol.get("/\(path(after))").status == 404)
             let asLeft: JSONValue = .object([alice.identityID: "read", bob.identityID: "sent", carol.identityID: "sent"])
@@ -68,7 +73,9 @@ struct RemovalTests {
             #expect(operations.first?["conversation"]?["metadata"] == ["title": "Before"])
             #expect(operations.first?["conversation"]?["participants"] == [])
             // A new device of hers starts from the same.
-            let snapshot = try await carol.sync(anchor: 0, policy: "complete")["operations"]?.arrayValue ?? []
+            let snapshot = (try await carol.sync(anchor: 0, policy: "complete")["operations"]?.arrayValue ?? []).filter {
+                $0["conversation_id"]?.stringValue == conversation
+            }
             #expect(snapshot.map { $0["type"] } == ["new_conversation", "new_message"])
             #expect(snapshot.first?["conversation"]?["metadata"] == ["title": "Before"])
             #expect(snapshot.last?["message"]?["recipient_status"] == asLeft)

@@ -308,7 +308,14 @@ struct ConversationRepository: PostgresRepository {
         app: UUID, user: String, order: ConversationOrder, fromID: UUID?, pageSize: Int,
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> (records: [ConversationRecord], total: Int) {
-        let key = order == .createdAt ? "c.created_at" : "coalesce(c.last_message_at, c.created_at)"
+        // A former participant's conversation is as recent as the last message they saw in it.
+        let key =
+            order == .createdAt
+            ? "c.created_at"
+            : """
+            coalesce(CASE WHEN p.left_position IS NULL THEN c.last_message_at ELSE (SELECT m.sent_at FROM sync.messages m
+                WHERE m.conversation_id = c.id AND m.position = p.left_position) END, c.created_at)
+            """
         let base = """
             FROM sync.conversations c JOIN sync.participants p ON p.conversation_id = c.id
             WHERE p.app_id = $1 AND p.user_id = $2 AND NOT p.hidden AND c.deleted_at IS NULL
@@ -322,7 +329,10 @@ struct ConversationRepository: PostgresRepository {
             guard try await connection.conversationExists(id: fromID, app: app, logger: logger) else {
                 throw APIError.invalid("from_id", "from_id names no conversation of yours.")
             }
-            cursor = "AND (\(key), c.id) < (SELECT \(key), c.id FROM sync.conversations c WHERE c.id = $4)"
+            cursor = """
+                AND (\(key), c.id) < (SELECT \(key), c.id FROM sync.conversations c
+                    LEFT JOIN sync.participants p ON p.conversation_id = c.id AND p.user_id = $2 WHERE c.id = $4)
+                """
             binds.append(fromID)
         }
         let rows = try await connection.query(
