@@ -1,6 +1,6 @@
 """Prepares a running `layer dev` for scripts/fuzz and writes schemathesis's configuration.
 
-Usage: python3 scripts/fuzz-seed.py LAYER DATA_DIR OUT_DIR MAX_EXAMPLES DOCUMENT...
+Usage: python3 scripts/fuzz-seed.py LAYER DATA_DIR OUT_DIR MAX_EXAMPLES CACHE_DIR DOCUMENT...
 
 Schemathesis generates path parameters at random, and a random conversation or app id only ever
 reaches the "not found" branch of a route. So this signs in two users the way a client does
@@ -31,7 +31,8 @@ ACCEPT = "application/vnd.layer+json; version=3.0"
 
 
 def main() -> None:
-    layer, data_dir, out_dir, max_examples, documents = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+    layer, data_dir, out_dir, max_examples, cache = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+    documents = sys.argv[6:]
     with open(f"{data_dir}/dev.json") as file:
         dev = json.load(file)
     base = dev["base_url"]
@@ -161,14 +162,14 @@ def main() -> None:
                 parameter["example"] = dictionaries[parameter["name"]][0]
         with open(f"{out_dir}/{name}.yaml", "w") as file:
             yaml.safe_dump(document, file, sort_keys=False, allow_unicode=True)
-        write_config(f"{out_dir}/{name}.toml", document, credentials, dictionaries, max_examples)
+        write_config(f"{out_dir}/{name}.toml", document, credentials, dictionaries, max_examples, cache)
 
 
 def toml_string(value: str) -> str:
     return json.dumps(value)  # a JSON string is a valid TOML basic string
 
 
-def write_config(path, document, credentials, dictionaries, max_examples):
+def write_config(path, document, credentials, dictionaries, max_examples, cache):
     schemes = document.get("components", {}).get("securitySchemes", {})
     operations = {
         operation.get("operationId") for item in document["paths"].values() for operation in item.values() if isinstance(operation, dict)
@@ -177,6 +178,8 @@ def write_config(path, document, credentials, dictionaries, max_examples):
         "# Written by scripts/fuzz-seed.py for one run of scripts/fuzz.",
         f"headers = {{ Accept = {toml_string(ACCEPT)} }}",
         "request-timeout = 10",
+        # What `st replay` reads: with the reports, not in the working directory.
+        f"cache = {{ directory = {toml_string(cache)} }}",
         "",
         "[generation]",
         f"max-examples = {max_examples}",
