@@ -1,5 +1,6 @@
 import Foundation
 import LayerModels
+import LayerServer
 import LayerTesting
 import Testing
 
@@ -40,7 +41,7 @@ import Testing
     /// Runs `body` against a `layer dev` in a fresh directory, then stops it and waits for the end.
     func withDev(_ body: (URL, DevJSON) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-dev-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Self.remove(directory) }
         let (dev, info) = try await startDev(in: directory)
         do {
             try await body(directory, info)
@@ -51,6 +52,13 @@ import Testing
         }
         dev.signal(SIGTERM)
         #expect(try await dev.wait(timeout: .seconds(30)) == 0)
+    }
+
+    /// Deletes a data directory and, as root, its cluster, which lives outside it.
+    static func remove(_ directory: URL) {
+        try? FileManager.default.removeItem(at: directory)
+        let cluster = EmbeddedPostgres.serverFolder(for: directory)
+        if cluster != directory { try? FileManager.default.removeItem(at: cluster) }
     }
 
     func layer(_ arguments: [String]) async throws -> String {
@@ -75,7 +83,7 @@ import Testing
 
     @Test func walkThroughStopAndRestart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-dev-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Self.remove(directory) }
         // A data directory that an earlier version left open to others is narrowed.
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])

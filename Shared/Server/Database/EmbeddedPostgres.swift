@@ -140,14 +140,23 @@ public final class EmbeddedPostgres: Sendable {
     /// the server's user cannot enter; then a folder of its own under /var/lib/layerline, named
     /// after `directory` (so that the next start finds it again).
     static func serverDirectory(for directory: URL, logger: Logger) throws -> URL {
-        guard isRoot else { return directory }
-        let name = SHA256.hash(data: Data(directory.path.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        let elsewhere = URL(fileURLWithPath: "/var/lib/layerline").appendingPathComponent(name)
+        let elsewhere = serverFolder(for: directory)
+        guard elsewhere != directory else { return directory }
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: elsewhere.path)
         logger.debug(
             "As root, the PostgreSQL cluster lives outside the data directory", metadata: ["cluster": "\(elsewhere.path)"])
         return elsewhere
+    }
+
+    /// The folder that holds the cluster of the data directory `directory` (in its `postgres`
+    /// subfolder): `directory` itself, or as root `/var/lib/layerline/<first 16 hex digits of the
+    /// SHA-256 of its path>`, which outlives `directory`: whoever deletes a data directory for good
+    /// (a test) deletes this folder too.
+    public static func serverFolder(for directory: URL) -> URL {
+        guard isRoot else { return directory }
+        let name = SHA256.hash(data: Data(directory.path.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return URL(fileURLWithPath: "/var/lib/layerline").appendingPathComponent(name)
     }
 
     /// Moves a cluster made by an earlier version, when root's data directory was open to others
