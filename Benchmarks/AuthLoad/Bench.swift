@@ -40,6 +40,7 @@ struct Bench {
         defer {
             embedded.stop()
             try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: EmbeddedPostgres.serverFolder(for: directory))
         }
         var database = embedded.settings
         database.maxConnections = options.connections

@@ -1,5 +1,6 @@
 import Foundation
 import LayerModels
+import LayerServer
 import LayerTesting
 import Testing
 
@@ -40,7 +41,7 @@ import Testing
     /// Runs `body` against a `layer dev` in a fresh directory, then stops it and waits for the end.
     func withDev(_ body: (URL, DevJSON) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-dev-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Self.remove(directory) }
         let (dev, info) = try await startDev(in: directory)
         do {
             try await body(directory, info)
@@ -53,19 +54,44 @@ import Testing
         #expect(try await dev.wait(timeout: .seconds(30)) == 0)
     }
 
+    /// Deletes a data directory and, as root, its cluster, which lives outside it.
+    static func remove(_ directory: URL) {
+        try? FileManager.default.removeItem(at: directory)
+        let cluster = EmbeddedPostgres.serverFolder(for: directory)
+        if cluster != directory { try? FileManager.default.removeItem(at: cluster) }
+    }
+
     func layer(_ arguments: [String]) async throws -> String {
         let result = try await ChildProcess.run(try ChildProcess.builtProduct("layer"), arguments)
         guard result.status == 0 else { throw FixtureError("layer \(arguments) failed: \(result.output)") }
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The data directory is its owner's alone (0700), and so is every secret in it (0600).
+    func expectPrivate(_ directory: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func mode(_ name: String) throws -> Int {
+            let path = name.isEmpty ? directory.path : directory.appendingPathComponent(name).path
+            var info = stat()
+            try #require(lstat(path, &info) == 0, "\(path) is missing", sourceLocation: sourceLocation)
+            return Int(info.st_mode & 0o7777)
+        }
+        #expect(try mode("") == 0o700, sourceLocation: sourceLocation)
+        for secret in ["dev.json", "secrets.json", "postgres.password", "demo-key.pem"] {
+            #expect(try mode(secret) == 0o600, "\(secret)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func walkThroughStopAndRestart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-dev-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { Self.remove(directory) }
+        // A data directory that an earlier version left open to others is narrowed.
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
 
         let (dev, info) = try await startDev(in: directory)
         let client = TestClient(baseURL: info.base_url)
         #expect(dev.output.contains("Layerline is running at \(info.base_url)"))
+        try expectPrivate(directory)
 
         // The README's walk-through.
         let nonce = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
@@ -102,6 +128,7 @@ import Testing
         defer { again.signal(SIGTERM) }
         #expect(restarted.app_id == info.app_id)
         #expect(restarted.key_id == info.key_id)
+        try expectPrivate(directory)
         let after = try await TestClient(baseURL: restarted.base_url)
             .request(.GET, "/sessions/current", headers: AuthFixture.sessionHeader(session))
         #expect(after.status == 200)

@@ -72,8 +72,47 @@ import Testing
         try await Self.query(first.settings, "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('still here')")
         first.stop()
         let second = try EmbeddedPostgres.start(directory: directory, logger: logger)
-        defer { second.stop() }
+        defer {
+            second.stop()
+            if EmbeddedPostgres.serverFolder(for: directory) != directory {
+                try? FileManager.default.removeItem(at: EmbeddedPostgres.serverFolder(for: directory))
+            }
+        }
         #expect(try await Self.query(second.settings, "SELECT value FROM kept") == "still here")
+    }
+
+    /// As root, the cluster cannot live in the private data directory, which its server's user
+    /// cannot enter. One that an earlier version made there (when the directory was 0755) is moved
+    /// out on the next start, with its data.
+    @Test(.enabled(if: geteuid() == 0, "only root's cluster lives outside the data directory"))
+    func rootsEarlierClusterInsideTheDataDirectoryIsMovedOut() async throws {
+        let fileManager = FileManager.default
+        let scratch = fileManager.temporaryDirectory.appendingPathComponent("layer-embedded-\(UUID().uuidString)")
+        let directory = fileManager.temporaryDirectory.appendingPathComponent("layer-embedded-\(UUID().uuidString)")
+        defer {
+            try? fileManager.removeItem(at: scratch)
+            try? fileManager.removeItem(at: directory)
+        }
+        let first = try EmbeddedPostgres.start(directory: scratch, logger: .test)
+        defer { try? fileManager.removeItem(at: first.dataDirectory.deletingLastPathComponent()) }
+        try await Self.query(first.settings, "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('moved along')")
+        first.stop()
+        #expect(!first.dataDirectory.path.hasPrefix(scratch.path))
+
+        // The layout of the earlier version: the cluster in <directory>/postgres, the directory open.
+        try fileManager.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        try fileManager.moveItem(at: first.dataDirectory, to: directory.appendingPathComponent("postgres"))
+        try fileManager.copyItem(
+            at: scratch.appendingPathComponent("postgres.password"), to: directory.appendingPathComponent("postgres.password"))
+
+        let second = try EmbeddedPostgres.start(directory: directory, logger: .test)
+        defer {
+            second.stop()
+            try? fileManager.removeItem(at: second.dataDirectory.deletingLastPathComponent())
+        }
+        #expect(try await Self.query(second.settings, "SELECT value FROM kept") == "moved along")
+        #expect(!fileManager.fileExists(atPath: directory.appendingPathComponent("postgres").path))
+        #expect((try fileManager.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int) == 0o700)
     }
 
     /// Runs `sql` (statements separated by `; `) and returns the first column of the last row.

@@ -329,6 +329,9 @@ struct SyncOperationTests {
                 ([good, ["type": "update_tags", "message_id": .string(message), "tags": ["x"], "extra": 1]], "operations.1.extra"),
                 ([["type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation), "parts": [["mime_type": "bad", "body": "x"]]]], "operations.0.parts.0.mime_type"),
                 ([good, "not an object"], "operations.1"),
+                // Decoded apart from the rest of the body, parts still name their full path.
+                ([["type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation), "parts": [["mime_type": 5, "body": "x"]]]], "operations.0.parts.0.mime_type"),
+                ([["type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation), "parts": [["mime_type": "text/plain", "content": ["id": "x", "size": .number(2.5)]]]]], "operations.0.parts.0.content.size"),
             ]
             for (operations, property) in cases {
                 let response = try await alice.syncRaw(anchor: 0, operations: operations)

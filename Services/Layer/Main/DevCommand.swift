@@ -21,7 +21,9 @@ struct DevCommand: AsyncParsableCommand {
         Observability.bootstrapLogging()
         let logger = Logger(label: "layer-dev")
         let directory = URL(fileURLWithPath: dataDir).standardizedFileURL
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Secrets live here (secrets.json, dev.json, the demo key, the database password): only its
+        // owner may enter it.
+        try Secrets.createPrivateDirectory(at: directory)
         let secrets = try DevSecrets.loadOrCreate(in: directory)
 
         var reader = SettingsReader(Self.environment(secrets: secrets))
@@ -103,7 +105,7 @@ struct DemoBootstrap: Service {
         }
         let keyPath = directory.appendingPathComponent("demo-key.pem")
         let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        try writePrivately(Data(privateKey.pemRepresentation.utf8), to: keyPath)
+        try Secrets.writePrivately(Data(privateKey.pemRepresentation.utf8), to: keyPath)
         let app = try await client.createApp(name: "Demo app")
         let provider = try await client.createProvider(app: app)
         let key = try await client.registerKey(app: app, provider: provider, publicKeyPEM: privateKey.publicKey.pemRepresentation)

@@ -22,7 +22,7 @@ struct DevSecrets: Codable {
         }
         let secrets = DevSecrets(
             operatorToken: Secrets.randomToken(), internalToken: Secrets.randomToken(), caKeySecret: Secrets.randomToken())
-        try writePrivately(try JSONEncoder().encode(secrets), to: url)
+        try Secrets.writePrivately(try JSONEncoder().encode(secrets), to: url)
         return secrets
     }
 }
@@ -55,12 +55,6 @@ struct DevInfo: Codable {
     func save(in directory: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try writePrivately(try encoder.encode(self), to: directory.appendingPathComponent("dev.json"))
+        try Secrets.writePrivately(try encoder.encode(self), to: directory.appendingPathComponent("dev.json"))
     }
-}
-
-/// Writes a file only its owner can read.
-func writePrivately(_ data: Data, to url: URL) throws {
-    try data.write(to: url, options: .atomic)
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
 }

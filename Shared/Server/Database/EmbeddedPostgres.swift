@@ -5,9 +5,11 @@ import Logging
 /// A private PostgreSQL cluster started from the machine's own PostgreSQL binaries: what
 /// `layer dev` and the test suite run on when no database URL is configured.
 ///
-/// The cluster lives in `<directory>/postgres`, listens on a free loopback port with a generated
-/// password, keeps its data across restarts and is stopped cleanly by ``stop()``. PostgreSQL
-/// refuses to run as root, so as root the server runs as the unprivileged `nobody` user.
+/// `directory` is private (0700): it holds the cluster's password. The cluster lives in
+/// `<directory>/postgres`, listens on a free loopback port with that password, keeps its data
+/// across restarts and is stopped cleanly by ``stop()``. PostgreSQL refuses to run as root, so as
+/// root the server runs as the unprivileged `nobody` user, which cannot enter a private folder of
+/// root's: then the cluster lives in `/var/lib/layerline/<hash of directory>/postgres` instead.
 public final class EmbeddedPostgres: Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case binariesNotFound
@@ -28,7 +30,8 @@ public final class EmbeddedPostgres: Sendable {
     let binDirectory: URL
     let logger: Logger
 
-    let dataDirectory: URL
+    /// The cluster's own folder: `<directory>/postgres`, or as root one under /var/lib/layerline.
+    public let dataDirectory: URL
 
     private init(directory: URL, dataDirectory: URL, settings: DatabaseSettings, binDirectory: URL, logger: Logger) {
         self.directory = directory
@@ -42,23 +45,21 @@ public final class EmbeddedPostgres: Sendable {
     public static func start(directory: URL, maxConnections: Int = 200, logger: Logger) throws -> EmbeddedPostgres {
         guard let bin = findBinaries() else { throw Failure.binariesNotFound }
         let fileManager = FileManager.default
-        try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
-        try fileManager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        try Secrets.createPrivateDirectory(at: directory)
         let serverDirectory = try serverDirectory(for: directory, logger: logger)
         let data = serverDirectory.appendingPathComponent("postgres")
         let passwordFile = directory.appendingPathComponent("postgres.password")
+        try moveEarlierCluster(from: directory.appendingPathComponent("postgres"), to: data, logger: logger)
 
         if !fileManager.fileExists(atPath: data.appendingPathComponent("PG_VERSION").path) {
             logger.info("Creating a private PostgreSQL cluster", metadata: ["path": "\(data.path)"])
             try? fileManager.removeItem(at: data)
             try fileManager.createDirectory(at: data, withIntermediateDirectories: true)
             let password = randomPassword()
-            try Data(password.utf8).write(to: passwordFile)
-            try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile.path)
+            try Secrets.writePrivately(Data(password.utf8), to: passwordFile)
             // initdb reads the password from a file its own user can read; it is removed at once.
             let initPasswordFile = serverDirectory.appendingPathComponent("initdb.password")
-            try Data(password.utf8).write(to: initPasswordFile)
-            try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: initPasswordFile.path)
+            try Secrets.writePrivately(Data(password.utf8), to: initPasswordFile)
             try ownForServer(initPasswordFile)
             try ownForServer(data)
             defer { try? fileManager.removeItem(at: initPasswordFile) }
@@ -132,11 +133,13 @@ public final class EmbeddedPostgres: Sendable {
     /// Stops the server and deletes the cluster once the process `pid` has exited: for the test
     /// suite, which has no hook that runs after its last test.
     public func stopAndRemoveAfterExit(of pid: Int32) throws {
+        let serverFolder = dataDirectory.deletingLastPathComponent()
         let script = """
             while kill -0 \(pid) 2>/dev/null; do sleep 0.5; done
             '\(binDirectory.appendingPathComponent("pg_ctl").path)' -D '\(dataDirectory.path)' -m immediate -w stop >/dev/null 2>&1 || \
               runuser -u nobody -- '\(binDirectory.appendingPathComponent("pg_ctl").path)' -D '\(dataDirectory.path)' -m immediate -w stop >/dev/null 2>&1
             rm -rf '\(directory.path)' '\(dataDirectory.path)'
+            [ '\(serverFolder.path)' = '\(directory.path)' ] || rmdir '\(serverFolder.path)' 2>/dev/null
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
@@ -164,20 +167,46 @@ public final class EmbeddedPostgres: Sendable {
 
     static var isRoot: Bool { geteuid() == 0 }
 
-    /// Where the cluster's files go: inside `directory`, unless the server's user cannot reach it
-    /// (as root under a home directory closed to others), in which case a folder of its own under
-    /// /var/lib/layerline, named after `directory`.
+    /// Where the cluster's files go: inside `directory`, except as root, whose private directory
+    /// the server's user cannot enter; then a folder of its own under /var/lib/layerline, named
+    /// after `directory` (so that the next start finds it again).
     static func serverDirectory(for directory: URL, logger: Logger) throws -> URL {
-        guard isRoot, (try? capture("/usr/sbin/runuser", ["-u", "nobody", "--", "test", "-x", directory.path])) == nil
-        else { return directory }
+        let elsewhere = serverFolder(for: directory)
+        guard elsewhere != directory else { return directory }
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: elsewhere.path)
+        logger.debug(
+            "As root, the PostgreSQL cluster lives outside the data directory", metadata: ["cluster": "\(elsewhere.path)"])
+        return elsewhere
+    }
+
+    /// The folder that holds the cluster of the data directory `directory` (in its `postgres`
+    /// subfolder): `directory` itself, or as root `/var/lib/layerline/<first 16 hex digits of the
+    /// SHA-256 of its path>`, which outlives `directory`: whoever deletes a data directory for good
+    /// (a test) deletes this folder too.
+    public static func serverFolder(for directory: URL) -> URL {
+        guard isRoot else { return directory }
         let name = SHA256.hash(data: Data(directory.path.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        let fallback = URL(fileURLWithPath: "/var/lib/layerline").appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: fallback, withIntermediateDirectories: true)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fallback.path)
-        logger.notice(
-            "The PostgreSQL server's user cannot reach the data directory; its cluster lives elsewhere",
-            metadata: ["cluster": "\(fallback.path)"])
-        return fallback
+        return URL(fileURLWithPath: "/var/lib/layerline").appendingPathComponent(name)
+    }
+
+    /// Moves a cluster made by an earlier version, when root's data directory was open to others
+    /// and the cluster lived inside it, to where the server's user can reach it now. A server
+    /// still running on it is stopped first (with a signal: its user can no longer reach the
+    /// folder to run pg_ctl in it).
+    static func moveEarlierCluster(from earlier: URL, to data: URL, logger: Logger) throws {
+        let fileManager = FileManager.default
+        guard earlier.standardizedFileURL.path != data.standardizedFileURL.path,
+            fileManager.fileExists(atPath: earlier.appendingPathComponent("PG_VERSION").path),
+            !fileManager.fileExists(atPath: data.appendingPathComponent("PG_VERSION").path)
+        else { return }
+        if let pid = runningPID(earlier) {
+            kill(pid, SIGINT)  // PostgreSQL's fast shutdown
+            for _ in 0..<600 where kill(pid, 0) == 0 { usleep(100_000) }
+        }
+        try? fileManager.removeItem(at: data)
+        try capture("/bin/mv", [earlier.path, data.path])
+        logger.notice("Moved the PostgreSQL cluster out of the private data directory", metadata: ["cluster": "\(data.path)"])
     }
 
     /// As root, hands the data directory to `nobody`, the user the server runs as.
@@ -208,11 +237,21 @@ public final class EmbeddedPostgres: Sendable {
 
     /// The port of a server already running on this data directory, if any.
     static func runningPort(_ data: URL) -> Int? {
+        guard runningPID(data) != nil else { return nil }
+        return postmasterLines(data).flatMap { $0.count > 3 ? Int($0[3]) : nil }
+    }
+
+    /// The process id of a server running on this data directory, if any.
+    static func runningPID(_ data: URL) -> pid_t? {
+        guard let lines = postmasterLines(data), lines.count > 3, let pid = Int32(lines[0]), kill(pid, 0) == 0
+        else { return nil }
+        return pid
+    }
+
+    private static func postmasterLines(_ data: URL) -> [Substring]? {
         guard let pidFile = try? String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)
         else { return nil }
-        let lines = pidFile.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count > 3, let pid = Int32(lines[0]), kill(pid, 0) == 0 else { return nil }
-        return Int(lines[3])
+        return pidFile.split(separator: "\n", omittingEmptySubsequences: false)
     }
 
     static func freePort() throws -> Int {

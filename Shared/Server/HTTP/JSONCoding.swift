@@ -129,7 +129,7 @@ extension Request {
             }
             return try decoder.decode(T.self, from: buffer)
         } catch let error as DecodingError {
-            throw APIError(decoding: error)
+            throw APIError(decoding: error, of: T.self, from: buffer)
         }
     }
 }
@@ -164,7 +164,11 @@ extension APIError {
             self.init(.missingProperty, "The property '\(property)' is required.", property: property)
         case .valueNotFound(_, let context):
             let property = path(context.codingPath)
-            self.init(.invalidProperty, "The property '\(property)' must not be null.", property: property)
+            if property.isEmpty {
+                self.init(.invalidRequest, "The request body must not be null.")
+            } else {
+                self.init(.invalidProperty, "The property '\(property)' must not be null.", property: property)
+            }
         case .typeMismatch(let type, let context):
             let property = path(context.codingPath)
             if property.isEmpty {
@@ -183,6 +187,20 @@ extension APIError {
             }
         @unknown default:
             self.init(.invalidRequest, "The request body could not be read.")
+        }
+    }
+}
+
+extension APIError {
+    /// Like ``init(decoding:)``, with the body at hand to name the number at fault when Foundation
+    /// calls valid JSON invalid (see ``misfitNumber(_:in:decoder:)``).
+    init<T: Decodable>(decoding error: DecodingError, of type: T.Type, from buffer: ByteBuffer) {
+        if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+            let misfit = Self.misfitNumber(type, in: buffer, decoder: LayerJSONDecoder.make())
+        {
+            self = misfit
+        } else {
+            self.init(decoding: error)
         }
     }
 }
@@ -208,7 +226,7 @@ extension Request {
         do {
             return try LayerJSONDecoder.make().decode(T.self, from: buffer)
         } catch let error as DecodingError {
-            throw APIError(decoding: error)
+            throw APIError(decoding: error, of: T.self, from: buffer)
         }
     }
 }

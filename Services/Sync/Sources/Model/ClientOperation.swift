@@ -83,8 +83,7 @@ struct ClientOperation: Sendable {
         case ChangeType.newMessage.rawValue:
             allowed = ["type", "message_id", "conversation_id", "parts", "notification"]
             let message = try id("message_id", .messages)
-            let parts = try LayerJSONDecoder.make().decode(
-                [PartInput].self, from: LayerJSONEncoder.make().encode(object["parts"] ?? .null))
+            let parts = try (object["parts"] ?? .null).decode([PartInput].self, property: "\(field).parts")
             kind = .newMessage(
                 NewMessage(
                     id: message, conversation: try id("conversation_id", .conversations),
