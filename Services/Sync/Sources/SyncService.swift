@@ -65,8 +65,11 @@ public struct SyncService: ConfigurableService {
         let streams = router.group().add(middleware: sessionAuthenticator)
         WebSocketController(push: push, service: context, authenticator: sessionAuthenticator).addRoutes(to: streams)
         EventsController(push: push, service: context).addRoutes(to: streams)
-        SignalsController(push: push, internalToken: internalToken).addRoutes(to: router)
-        SessionsEndedController(push: push, internalToken: internalToken).addRoutes(to: router)
+        // What other services of the suite call, with the internal token.
+        let internalRoutes = router.group("internal/v1")
+            .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
+        SignalsController(push: push).addRoutes(to: internalRoutes)
+        SessionsEndedController(push: push).addRoutes(to: internalRoutes)
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {

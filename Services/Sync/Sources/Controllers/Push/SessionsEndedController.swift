@@ -9,12 +9,10 @@ import LayerServer
 /// closes the connections open with those that ended.
 struct SessionsEndedController {
     let push: Push
-    let internalToken: String
 
-    func addRoutes(to router: Router<LayerRequestContext>) {
-        router.group("internal/v1")
-            .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
-            .post("sessions/ended", use: ended)
+    /// Adds the route to the group of internal routes, which checks the internal token.
+    func addRoutes(to internalRoutes: some RouterMethods<LayerRequestContext>) {
+        internalRoutes.post("sessions/ended", use: ended)
     }
 
     @Sendable func ended(_ request: Request, context: LayerRequestContext) async throws -> Response {

@@ -8,12 +8,10 @@ import LayerServer
 /// connected when it was sent.
 struct SignalsController {
     let push: Push
-    let internalToken: String
 
-    func addRoutes(to router: Router<LayerRequestContext>) {
-        router.group("internal/v1")
-            .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
-            .post("signals", use: signal)
+    /// Adds the route to the group of internal routes, which checks the internal token.
+    func addRoutes(to internalRoutes: some RouterMethods<LayerRequestContext>) {
+        internalRoutes.post("signals", use: signal)
     }
 
     @Sendable func signal(_ request: Request, context: LayerRequestContext) async throws -> Response {
