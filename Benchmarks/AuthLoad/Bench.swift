@@ -37,11 +37,7 @@ struct Bench {
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-bench-\(getpid())")
         let embedded = try EmbeddedPostgres.start(directory: directory, logger: logger)
-        defer {
-            embedded.stop()
-            try? FileManager.default.removeItem(at: directory)
-            try? FileManager.default.removeItem(at: EmbeddedPostgres.serverFolder(for: directory))
-        }
+        defer { embedded.stopAndRemove() }
         var database = embedded.settings
         database.maxConnections = options.connections
         let operatorToken = Secrets.randomToken()

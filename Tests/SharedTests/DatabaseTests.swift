@@ -72,12 +72,7 @@ import Testing
         try await Self.query(first.settings, "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('still here')")
         first.stop()
         let second = try EmbeddedPostgres.start(directory: directory, logger: logger)
-        defer {
-            second.stop()
-            if EmbeddedPostgres.serverFolder(for: directory) != directory {
-                try? FileManager.default.removeItem(at: EmbeddedPostgres.serverFolder(for: directory))
-            }
-        }
+        defer { second.stopAndRemove() }
         #expect(try await Self.query(second.settings, "SELECT value FROM kept") == "still here")
     }
 

@@ -16,10 +16,9 @@ struct DatabaseFaultTests {
     static func withCluster<T: Sendable>(_ body: (EmbeddedPostgres) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layerline-faults-\(UUID().uuidString)")
         let cluster = try EmbeddedPostgres.start(directory: directory, logger: Logger(label: "fault-postgres"))
-        defer {
-            cluster.stop()
-            try? FileManager.default.removeItem(at: directory)
-        }
+        // Also when the test process dies before the end of the test.
+        try cluster.stopAndRemoveAfterExit(of: getpid())
+        defer { cluster.stopAndRemove() }
         return try await body(cluster)
     }
 

@@ -130,6 +130,14 @@ public final class EmbeddedPostgres: Sendable {
         ]
     }
 
+    /// Stops the server and deletes its data directory and cluster for good (as root the cluster
+    /// lives outside the data directory): for throwaway clusters of tests and benchmarks.
+    public func stopAndRemove() {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+        try? FileManager.default.removeItem(at: Self.serverFolder(for: directory))
+    }
+
     /// Stops the server and deletes the cluster once the process `pid` has exited: for the test
     /// suite, which has no hook that runs after its last test.
     public func stopAndRemoveAfterExit(of pid: Int32) throws {
