@@ -31,14 +31,6 @@ struct DatabaseFaultTests {
         return settings
     }
 
-    /// What one request came to: its status, or the error of a request that got no answer.
-    struct Outcome: Sendable {
-        var status: Int?
-        var failure: String?
-        var retryAfter: String?
-        var messageID: String?
-    }
-
     @Test(
         "Messages acknowledged while PostgreSQL restarts (fast and immediate) under concurrent senders are all stored, once; every request is answered 201 or 503"
     )
@@ -47,29 +39,12 @@ struct DatabaseFaultTests {
             try await SyncHarness.run(server: Self.settings(cluster)) { harness in
                 let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
                 let start = try #require(try await bob.sync()["anchor"])
-                let stop = StopFlag()
-                let outcomes = try await withThrowingTaskGroup(of: [Outcome].self) { group in
-                    for sender in 0..<8 {
-                        group.addTask {
-                            var outcomes: [Outcome] = []
-                            var index = 0
-                            while !stop.isSet {
-                                index += 1
-                                outcomes.append(await Self.send("s\(sender)-\(index)", as: alice, to: conversation))
-                            }
-                            return outcomes
-                        }
-                    }
-                    group.addTask {
-                        for mode in [EmbeddedPostgres.ShutdownMode.fast, .immediate, .fast, .immediate] {
-                            try await Task.sleep(for: .milliseconds(1500))
-                            try cluster.restart(mode: mode)
-                        }
+                let outcomes = try await FaultLoad.send(senders: 8, as: alice, to: conversation, stop: StopFlag()) {
+                    for mode in [EmbeddedPostgres.ShutdownMode.fast, .immediate, .fast, .immediate] {
                         try await Task.sleep(for: .milliseconds(1500))
-                        stop.set()
-                        return []
+                        try cluster.restart(mode: mode)
                     }
-                    return try await group.reduce(into: [Outcome]()) { $0 += $1 }
+                    try await Task.sleep(for: .milliseconds(1500))
                 }
 
                 let unanswered = outcomes.filter { $0.status == nil }
@@ -84,15 +59,9 @@ struct DatabaseFaultTests {
 
                 try await Self.waitUntilReady(harness)
                 // Every acknowledged message is stored and in Bob's changelog exactly once.
-                let logged = try await bob.catchUp(from: start).operations
-                    .filter { $0["type"]?.stringValue == "new_message" }.compactMap { $0["message_id"]?.stringValue }
-                let counts = Dictionary(logged.map { ($0, 1) }, uniquingKeysWith: +)
-                let missing = acknowledged.filter { counts[$0] == nil }
-                #expect(missing.isEmpty, "acknowledged but not in the changelog: \(missing.prefix(5))")
-                #expect(counts.values.allSatisfy { $0 == 1 }, "a message in the changelog twice")
-                for id in acknowledged.prefix(20) {
-                    #expect(try await bob.get("/\(path(id))").status == 200, "\(id) can be read")
-                }
+                let (missing, twice) = try await FaultLoad.findAcknowledged(acknowledged, by: bob, after: start)
+                #expect(missing.isEmpty, "acknowledged but not stored: \(missing.prefix(5))")
+                #expect(twice.isEmpty, "in the changelog twice: \(twice.prefix(5))")
             }
         }
     }
@@ -112,7 +81,7 @@ struct DatabaseFaultTests {
                 #expect(ready.json?["checks"]?["database"]?.stringValue == "unavailable", "\(ready.text)")
                 // A deadline of 4 s: the client's own 15 s would only catch a request that hangs.
                 for attempt in 0..<3 {
-                    let outcome = await Self.send("during \(attempt)", as: alice, to: conversation)
+                    let outcome = await FaultLoad.send("during \(attempt)", as: alice, to: conversation)
                     #expect(outcome.status == 503, "a send during the outage: \(outcome)")
                     #expect(outcome.retryAfter != nil)
                 }
@@ -121,23 +90,6 @@ struct DatabaseFaultTests {
                 try await Self.waitUntilReady(harness)
                 _ = try await alice.send("after", to: conversation)
             }
-        }
-    }
-
-    static func send(_ text: String, as user: UserClient, to conversation: String) async -> Outcome {
-        var request = HTTPClientRequest(url: user.client.baseURL + "/\(path(conversation))/messages")
-        request.method = .POST
-        request.headers.add(name: "Accept", value: MediaType.layerJSON)
-        request.headers.add(name: "Content-Type", value: MediaType.json)
-        for (name, value) in user.auth { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(string: #"{"parts":[{"mime_type":"text/plain","body":"\#(text)"}]}"#))
-        do {
-            let response = try await user.client.send(request, timeout: .seconds(15))
-            return Outcome(
-                status: response.status, retryAfter: response.headers.first(name: "Retry-After"),
-                messageID: response.status == 201 ? response.json?["id"]?.stringValue : nil)
-        } catch {
-            return Outcome(failure: "\(error)")
         }
     }
 
@@ -159,11 +111,4 @@ struct DatabaseFaultTests {
             try await Task.sleep(for: .milliseconds(200))
         }
     }
-}
-
-/// Tells the senders of a test to stop.
-private final class StopFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .relaxed) }
-    func set() { value.store(true, ordering: .relaxed) }
 }

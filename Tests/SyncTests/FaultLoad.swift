@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import LayerModels
+import LayerTesting
+import NIOCore
+import Synchronization
+
+/// The steady load of the fault tests: senders that post messages one after another until told to
+/// stop, and what each request came to.
+enum FaultLoad {
+    /// What one request came to: its status, or the error of a request that got no answer.
+    struct Outcome: Sendable {
+        var status: Int?
+        var failure: String?
+        var retryAfter: String?
+        var messageID: String?
+        /// The client gave up waiting: the request hung.
+        var timedOut = false
+    }
+
+    /// Runs `senders` tasks that each send to `conversation` as `user` until `stop` is set, next to
+    /// `faults`, which sets it when it is done; every request's outcome.
+    static func send(
+        senders: Int, as user: UserClient, to conversation: String, stop: StopFlag,
+        while faults: @escaping @Sendable () async throws -> Void
+    ) async throws -> [Outcome] {
+        try await withThrowingTaskGroup(of: [Outcome].self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    var outcomes: [Outcome] = []
+                    var index = 0
+                    while !stop.isSet {
+                        index += 1
+                        let outcome = await send("s\(sender)-\(index)", as: user, to: conversation)
+                        outcomes.append(outcome)
+                        // Refused connections fail at once: do not spin while a service is down.
+                        if outcome.status == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    }
+                    return outcomes
+                }
+            }
+            group.addTask {
+                try await faults()
+                stop.set()
+                return []
+            }
+            return try await group.reduce(into: [Outcome]()) { $0 += $1 }
+        }
+    }
+
+    /// One `POST …/messages`, with a 15 s client deadline (a request past it hung).
+    static func send(_ text: String, as user: UserClient, to conversation: String) async -> Outcome {
+        var request = HTTPClientRequest(url: user.client.baseURL + "/\(path(conversation))/messages")
+        request.method = .POST
+        request.headers.add(name: "Accept", value: MediaType.layerJSON)
+        request.headers.add(name: "Content-Type", value: MediaType.json)
+        for (name, value) in user.auth { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(string: #"{"parts":[{"mime_type":"text/plain","body":"\#(text)"}]}"#))
+        do {
+            let response = try await user.client.send(request, timeout: .seconds(15))
+            return Outcome(
+                status: response.status, retryAfter: response.headers.first(name: "Retry-After"),
+                messageID: response.status == 201 ? response.json?["id"]?.stringValue : nil)
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            return Outcome(failure: "\(error)", timedOut: true)
+        } catch {
+            return Outcome(failure: "\(error)")
+        }
+    }
+
+    /// Checks that every acknowledged message is in `reader`'s changelog after `anchor` exactly once
+    /// and can be read; the ids missing and the ids found twice.
+    static func findAcknowledged(
+        _ acknowledged: [String], by reader: UserClient, after anchor: JSONValue
+    ) async throws -> (missing: [String], twice: [String]) {
+        let logged = try await reader.catchUp(from: anchor).operations
+            .filter { $0["type"]?.stringValue == "new_message" }.compactMap { $0["message_id"]?.stringValue }
+        let counts = Dictionary(logged.map { ($0, 1) }, uniquingKeysWith: +)
+        var missing = acknowledged.filter { counts[$0] == nil }
+        for id in acknowledged.prefix(20) where try await reader.get("/\(path(id))").status != 200 {
+            missing.append(id)
+        }
+        return (missing, counts.filter { $0.value > 1 }.map(\.key))
+    }
+}
+
+/// Tells the senders of a test to stop.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}

@@ -1,0 +1,113 @@
+import AsyncHTTPClient
+import Foundation
+import LayerModels
+import LayerServer
+import LayerTesting
+import Testing
+
+/// A `layer-sync` process of its own, killed with SIGKILL under load and started again, as an
+/// orchestrator restarts a crashed container; the auth service it asks runs in the test.
+@Suite("layer-sync killed under load", .serialized)
+struct ProcessFaultTests {
+    @Test(
+        "Messages acknowledged by a layer-sync killed three times under 8 senders are all stored, once; no request hangs, and it is ready again within 5 s of each start"
+    )
+    func killedUnderLoad() async throws {
+        let database = try await TestDatabase.settings()
+        let internalToken = Secrets.randomToken()
+        let port = Int.random(in: 20_000..<60_000)
+        let syncURL = "http://127.0.0.1:\(port)"
+        try await AuthFixture.run(
+            settings: ServerSettings(database: database, internalToken: internalToken), syncURL: syncURL
+        ) { auth in
+            let sync = SyncProcess(
+                environment: [
+                    "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": internalToken,
+                    "LAYER_AUTH_URL": auth.server.baseURL, "LAYER_PORT": String(port), "LAYER_HOST": "127.0.0.1",
+                ], baseURL: syncURL)
+            _ = try await sync.start()
+            let client = TestClient(baseURL: syncURL)
+            let alice = UserClient(id: "alice", token: try await auth.session(user: "alice"), client: client)
+            let bob = UserClient(id: "bob", token: try await auth.session(user: "bob"), client: client)
+            let conversation = try await alice.conversation(with: ["bob"])
+            let start = try #require(try await bob.sync()["anchor"])
+
+            let outcomes = try await FaultLoad.send(senders: 8, as: alice, to: conversation, stop: StopFlag()) {
+                for _ in 0..<3 {
+                    try await Task.sleep(for: .milliseconds(1500))
+                    try await sync.kill()
+                    try await Task.sleep(for: .milliseconds(300))
+                    try await sync.start()
+                }
+                try await Task.sleep(for: .milliseconds(1500))
+            }
+
+            let hung = outcomes.filter(\.timedOut)
+            #expect(hung.isEmpty, "requests that hung: \(hung.count)")
+            let unexpected = outcomes.compactMap(\.status).filter { $0 != 201 && $0 != 503 }
+            #expect(unexpected.isEmpty, "statuses other than 201 and 503: \(unexpected)")
+            let acknowledged = outcomes.compactMap(\.messageID)
+            #expect(acknowledged.count > 50, "the senders got through between kills (\(acknowledged.count) stored)")
+            let restarts = await sync.readyAfter.dropFirst()
+            #expect(restarts.count == 3 && restarts.allSatisfy { $0 < .seconds(5) }, "ready again after: \(restarts)")
+            print(
+                "kill -9 of layer-sync under load: \(acknowledged.count) acknowledged, "
+                    + "\(outcomes.filter { $0.status == nil }.count) cut or refused, "
+                    + "ready again after \(restarts.map { "\(Int($0 / .milliseconds(1))) ms" })"
+            )
+
+            let (missing, twice) = try await FaultLoad.findAcknowledged(acknowledged, by: bob, after: start)
+            #expect(missing.isEmpty, "acknowledged but not stored: \(missing.prefix(5))")
+            #expect(twice.isEmpty, "in the changelog twice: \(twice.prefix(5))")
+            #expect(try await sync.stop() == 0, "layer-sync stops on SIGTERM")
+        }
+    }
+}
+
+/// The `layer-sync` binary, started, killed and started again on the same port.
+private actor SyncProcess {
+    let environment: [String: String]
+    let baseURL: String
+    private var child: ChildProcess?
+    /// How long each start took until `GET /health/ready` answered 200.
+    private(set) var readyAfter: [Duration] = []
+
+    init(environment: [String: String], baseURL: String) {
+        self.environment = environment
+        self.baseURL = baseURL
+    }
+
+    /// Starts the process and waits until it is ready.
+    func start() async throws {
+        let started = ContinuousClock.now
+        let child = try ChildProcess(try ChildProcess.builtProduct("layer-sync"), [], environment: environment)
+        self.child = child
+        let client = TestClient(baseURL: baseURL)
+        while ContinuousClock.now - started < .seconds(30) {
+            if let ready = try? await client.send(HTTPClientRequest(url: baseURL + "/health/ready"), timeout: .seconds(2)),
+                ready.status == 200
+            {
+                readyAfter.append(ContinuousClock.now - started)
+                return
+            }
+            if let status = Subprocess.exitStatus(of: child.pid, block: false) {
+                throw FixtureError("layer-sync exited with \(status): \(child.output)")
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw FixtureError("layer-sync was not ready within 30 s: \(child.output)")
+    }
+
+    /// SIGKILL, as the OOM killer or a lost node ends a process; returns once it is gone.
+    func kill() async throws {
+        guard let child else { return }
+        child.signal(SIGKILL)
+        guard try await child.wait(timeout: .seconds(10)) != nil else { throw FixtureError("layer-sync outlived SIGKILL") }
+    }
+
+    /// SIGTERM; the exit status.
+    func stop() async throws -> Int32? {
+        child?.signal(SIGTERM)
+        return try await child?.wait(timeout: .seconds(30))
+    }
+}
