@@ -17,17 +17,20 @@ struct Service {
     let folder: String
     let executable: String
     let dependencies: [Target.Dependency]
+    /// Modules of the service beside its library (pure logic its library builds on).
+    let modules: [Target]
 
-    init(_ folder: String, executable: String, dependencies: [Target.Dependency] = []) {
+    init(_ folder: String, executable: String, dependencies: [Target.Dependency] = [], modules: [Target] = []) {
         self.folder = folder
         self.executable = executable
-        self.dependencies = dependencies
+        self.dependencies = dependencies + modules.map { .byName(name: $0.name) }
+        self.modules = modules
     }
 
     var library: String { "Layer\(folder)" }
 
     var targets: [Target] {
-        [
+        modules + [
             .target(
                 name: library,
                 dependencies: ["LayerModels", "LayerServer", hummingbird, postgres, logging, httpTypes] + dependencies,
@@ -44,7 +47,7 @@ struct Service {
             ),
             .testTarget(
                 name: "\(folder)Tests",
-                dependencies: [.byName(name: library), "LayerTesting"],
+                dependencies: [.byName(name: library), "LayerTesting"] + modules.map { .byName(name: $0.name) },
                 path: "Tests/\(folder)Tests",
                 swiftSettings: swiftSettings
             ),
@@ -65,6 +68,12 @@ let services = [
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
     Service("Sync", executable: "layer-sync", dependencies: [crypto, httpClient, webSocket]),
+    Service(
+        "Names", executable: "layer-names", dependencies: [httpClient],
+        modules: [
+            // Normalisation and record matching: no database, no HTTP.
+            .target(name: "NameMatching", path: "Services/Names/Matching", swiftSettings: swiftSettings)
+        ]),
 ]
 let serviceLibraries = services.map { Target.Dependency.byName(name: $0.library) }
 

@@ -6,6 +6,7 @@ public enum InternalAPI {
     public enum Service {
         public static let auth = "auth"
         public static let sync = "sync"
+        public static let names = "names"
     }
 
     public static let introspectPath = "/internal/v1/introspect"
