@@ -10,6 +10,39 @@ public enum InternalAPI {
     }
 
     public static let introspectPath = "/internal/v1/introspect"
+    public static let relationshipsPath = "/internal/v1/relationships"
+
+    /// `POST /internal/v1/relationships`: who messaged or called whom in an app, reported in
+    /// batches by the services where it happens, for the name resolution service's graph.
+    public struct Relationships: Codable, Sendable, Equatable {
+        public var appID: UUID
+        public var events: [Event]
+
+        public init(appID: UUID, events: [Event]) {
+            self.appID = appID
+            self.events = events
+        }
+
+        public enum Kind: String, Codable, Sendable { case message, call }
+
+        /// `from` reached each of `to` once.
+        public struct Event: Codable, Sendable, Equatable {
+            public var from: String
+            public var to: [String]
+            public var kind: Kind
+
+            public init(from: String, to: [String], kind: Kind) {
+                self.from = from
+                self.to = to
+                self.kind = kind
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case events
+            case appID = "app_id"
+        }
+    }
     public static let sessionsPath = "/internal/v1/sessions"
 
     /// `POST /internal/v1/introspect`: is this session token active, and for whom?

@@ -3,7 +3,6 @@ import Hummingbird
 import LayerModels
 import LayerServer
 import Logging
-import NameMatching
 
 /// The name resolution service: persons and their addresses, address books, visibility policy
 /// and relationships. It checks sessions and Server API tokens with the auth service over
@@ -12,13 +11,99 @@ public struct NamesService: ConfigurableService {
     public static let name = InternalAPI.Service.names
     public static let defaultPort = 8083
     public static var migrations: MigrationRunner { namesMigrations }
+    /// Its `openapi.yaml` with the shared part.
     public static let openAPI = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "names")
+    public var links: [(rel: String, path: String)] { [("persons", "/persons"), ("resolve", "/resolve")] }
 
-    let settings: NamesSettings
+    let directory: Directory
+    let sessionAuthenticator: SessionAuthenticator
+    let appTokens: any AppTokenVerifier
+    let auth: InternalClient
+    let internalToken: String
 
     public init(settings: NamesSettings, dependencies: ServiceDependencies) {
-        self.settings = settings
+        let server = dependencies.server
+        directory = Directory(postgres: dependencies.postgres, defaultRegion: settings.defaultRegion)
+        auth = InternalClient(
+            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
+            http: dependencies.http)
+        sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: false, limiters: dependencies.rateLimiters)
+        appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
+        internalToken = server.internalToken
     }
 
-    public func addRoutes(to router: Router<LayerRequestContext>) {}
+    /// A Server API import holds up to 10,000 records.
+    public var largestRequestBody: Int { 32 * 1024 * 1024 }
+
+    public func addRoutes(to router: Router<LayerRequestContext>) {
+        let client = router.group()
+            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: sessionAuthenticator)
+        let users = PersonsController(directory: directory) { context in
+            let session = try context.requireSession()
+            return .user(session.userID, app: session.appID)
+        }
+        users.addRoutes(to: client)
+        users.addOwnerRoutes(to: client)
+
+        let server = router.group("apps/:app")
+            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: AppTokenMiddleware(verifier: appTokens))
+        PersonsController(directory: directory) { context in .server(app: try context.parameters.layerID("app", as: .apps).uuid) }
+            .addRoutes(to: server)
+        server.get("persons/duplicates", use: duplicates)
+        SettingsController(directory: directory).addRoutes(to: server)
+
+        let internalRoutes = router.group("internal/v1")
+            .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
+        InternalController(relationships: directory.relationships).addRoutes(to: internalRoutes)
+    }
+
+    /// `GET /apps/<app>/persons/duplicates?min_probability=0.5&page_size&from_id`: every likely
+    /// duplicate pair of the app's store, most likely first, up to 1,000 a page.
+    @Sendable func duplicates(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try context.parameters.layerID("app", as: .apps).uuid
+        let query = request.uri.queryParameters
+        var minimum = Directory.reportedProbability
+        if let text = query["min_probability"] {
+            guard let value = Double(String(text)), (0...1).contains(value) else {
+                throw APIError.invalid("min_probability", "min_probability is a number from 0 to 1.")
+            }
+            minimum = value
+        }
+        var pageSize = 1000
+        if let text = query["page_size"] {
+            guard let value = Int(String(text)), (1...1000).contains(value) else {
+                throw APIError.invalid("page_size", "page_size is a whole number from 1 to 1000.")
+            }
+            pageSize = value
+        }
+        var from: UUID?
+        if let text = query["from_id"] {
+            let raw = String(text)
+            guard let id = LayerID(parsing: raw.removingPercentEncoding ?? raw, as: .matches) else {
+                throw APIError.invalid("from_id", "from_id is a match id (layer:///matches/<uuid>).")
+            }
+            from = id.uuid
+        }
+        let page = try await directory.persons.read(logger: context.logger) { connection in
+            try await MatchRepository.page(
+                app: app, minProbability: minimum, pageSize: pageSize, from: from, connection, context.logger)
+        }
+        var response = try Response.json(["matches": .array(page.items)] as JSONValue)
+        response.headers[.layerCount] = String(page.total)
+        return response
+    }
+
+    public var readiness: [String: OperationalRoutes.Check] {
+        let auth = self.auth
+        return [
+            "auth": {
+                let answer = try? await auth.post(
+                    InternalAPI.appTokensPath, body: InternalAPI.AppTokenRequest(appID: UUID(), token: "readiness-probe"),
+                    as: InternalAPI.AppTokenResponse.self, idempotent: false, logger: Logger(label: "names.readiness"))
+                return answer != nil
+            }
+        ]
+    }
 }

@@ -97,16 +97,19 @@ public struct DeadlineResponder<Base: HTTPResponder>: HTTPResponder where Base.C
     let base: Base
     let limit: Duration
     let isExempt: @Sendable (HTTPRequest) -> Bool
+    /// The largest body a bounded request may have (the largest a route of the hosted services
+    /// takes); each route has its own, smaller or equal limit.
+    let largestBody: Int
 
-    public init(_ base: Base, limit: Duration, isExempt: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }) {
+    public init(
+        _ base: Base, limit: Duration, largestBody: Int = 4 * 1024 * 1024,
+        isExempt: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }
+    ) {
         self.base = base
         self.limit = limit
+        self.largestBody = largestBody
         self.isExempt = isExempt
     }
-
-    /// The largest body a bounded request may have (`POST /sync` takes the most); each route
-    /// has its own, smaller limit.
-    static var largestBody: Int { 4 * 1024 * 1024 }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         if isExempt(request.head) { return try await base.respond(to: request, context: context) }
@@ -115,10 +118,10 @@ public struct DeadlineResponder<Base: HTTPResponder>: HTTPResponder where Base.C
         // connection that has moved on to its next request.
         var request = request
         do {
-            let body = try await request.body.collect(upTo: Self.largestBody)
+            let body = try await request.body.collect(upTo: largestBody)
             request.body = .init(buffer: body)
         } catch is NIOTooManyBytesError {
-            return try APIError(.requestTooLarge, "The request body is larger than \(Self.largestBody) bytes.")
+            return try APIError(.requestTooLarge, "The request body is larger than \(largestBody) bytes.")
                 .response(from: request, context: context)
         }
         let base = self.base

@@ -230,3 +230,10 @@ extension Request {
         }
     }
 }
+
+extension JSONValue {
+    /// Compact JSON text, for binding to a `jsonb` parameter.
+    public var jsonText: String {
+        String(decoding: (try? LayerJSONEncoder.make().encode(self)) ?? Data("null".utf8), as: UTF8.self)
+    }
+}

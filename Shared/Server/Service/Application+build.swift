@@ -72,6 +72,7 @@ public func buildApplication(
     var app = Application(
         responder: DeadlineResponder(
             MethodOverrideResponder(router.buildResponder()), limit: settings.requestTimeout,
+            largestBody: services.map { $0.largestRequestBody }.max() ?? 4 * 1024 * 1024,
             isExempt: { head in exempt.contains { $0.streamsRequestBody(head) } }),
         server: httpServer,
         configuration: .init(

@@ -31,6 +31,8 @@ public protocol LayerService: Sendable {
     /// Requests whose handler reads a long body as it arrives (an upload), bounding the wait for
     /// each piece itself: the request deadline would cut a large transfer short.
     func streamsRequestBody(_ head: HTTPRequest) -> Bool
+    /// The largest body one of its routes takes whole (4 MB unless a route needs more).
+    var largestRequestBody: Int { get }
 }
 
 extension LayerService {
@@ -42,6 +44,7 @@ extension LayerService {
     public var webSocketLimits: WebSocketLimits? { nil }
     public var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { nil }
     public func streamsRequestBody(_ head: HTTPRequest) -> Bool { false }
+    public var largestRequestBody: Int { 4 * 1024 * 1024 }
 }
 
 /// A service of the suite's catalogue: what is known of it before it is built (its name, port,

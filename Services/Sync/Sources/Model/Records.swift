@@ -246,11 +246,6 @@ extension JSONValue {
         guard let value = try? storedJSONDecoder.decode(JSONValue.self, from: Data(jsonText.utf8)) else { return nil }
         self = value
     }
-
-    /// Compact JSON text, for binding to a `jsonb` parameter.
-    var jsonText: String {
-        String(decoding: (try? LayerJSONEncoder.make().encode(self)) ?? Data("null".utf8), as: UTF8.self)
-    }
 }
 
 /// Reads the JSON the service itself stored (parts, metadata); one decoder serves every row.

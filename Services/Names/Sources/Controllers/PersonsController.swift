@@ -1,0 +1,216 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import NIOCore
+
+/// The routes of persons, resolution and address books. Users reach them with a session; the
+/// app's backend reaches the same paths under `/apps/<app>/…` with a Server API token.
+struct PersonsController: Sendable {
+    let directory: Directory
+    /// Who is asking, from the request's context (session or app token).
+    let caller: @Sendable (LayerRequestContext) throws -> Caller
+
+    func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
+        router.post("persons", use: add)
+        router.post("persons/deduplicate", use: deduplicate)
+        router.get("persons/:person", use: get)
+        router.get("resolve", use: resolve)
+        router.post("route", use: route)
+        router.post("address-books", use: createBook)
+        router.get("address-books/:book", use: getBook)
+        router.get("address-books/:book/duplicates", use: bookDuplicates)
+        router.post("address-books/:book/consolidate", use: consolidate)
+    }
+
+    /// What only a person's owner does, with a session.
+    func addOwnerRoutes(to router: some RouterMethods<LayerRequestContext>) {
+        router.post("persons/:person/claim", use: claim)
+        router.patch("persons/:person", use: patchPerson)
+        router.patch("persons/:person/addresses/:address", use: patchAddress)
+    }
+
+    @Sendable func add(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let body = try await request.decodeJSON(JSONValue.self, limit: caller.bodyLimit)
+        try Self.allowOnly(["persons"], in: body)
+        let people = try await directory.reader(caller, logger: context.logger)
+            .read(body["persons"], name: "persons", limit: caller.recordLimit)
+        guard !people.isEmpty else { throw APIError.invalid("persons", "persons holds at least one record.") }
+        return try Response.json(try await directory.add(people, caller: caller, logger: context.logger), status: .created)
+    }
+
+    @Sendable func deduplicate(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let body = try await request.decodeJSON(JSONValue.self, limit: caller.bodyLimit)
+        try Self.allowOnly(["existing", "new"], in: body)
+        let reader = try await directory.reader(caller, logger: context.logger)
+        let existing = body["existing"] == nil ? [] : try reader.read(body["existing"], name: "existing", limit: caller.recordLimit)
+        let new = try reader.read(body["new"], name: "new", limit: caller.recordLimit - existing.count)
+        return try Response.json(directory.deduplicate(existing: existing, new: new))
+    }
+
+    @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let id = try context.parameters.layerID("person", as: .persons).uuid
+        return try Response.json(try await directory.person(id, caller: caller, logger: context.logger))
+    }
+
+    @Sendable func resolve(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let region = try await directory.region(caller.app, logger: context.logger)
+        let query = request.uri.queryParameters
+        guard let raw = query["address"] else {
+            throw APIError(.missingProperty, "resolve needs ?address=<type>:<value>.", property: "address")
+        }
+        let address = try AddressKey.parse(Self.decoded(raw), property: "address", defaultRegion: region)
+        let known = try query["known"].map { try AddressKey.parse(Self.decoded($0), property: "known", defaultRegion: region) }
+        return try Response.json(try await directory.resolve(address, known: known, caller: caller, logger: context.logger))
+    }
+
+    @Sendable func route(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        struct Body: Decodable {
+            var address: String
+            var appID: String
+            enum CodingKeys: String, CodingKey {
+                case address
+                case appID = "app_id"
+            }
+        }
+        let caller = try caller(context)
+        let body = try await request.decodeJSON(Body.self, allowedKeys: ["address", "app_id"])
+        let address = try AddressKey.parse(
+            body.address, property: "address", defaultRegion: try await directory.region(caller.app, logger: context.logger))
+        guard let app = LayerID(parsing: body.appID, as: .apps) else {
+            throw APIError.invalid("app_id", "app_id is an app id (layer:///apps/<uuid>).")
+        }
+        return try Response.json(try await directory.route(address, to: app.uuid, caller: caller, logger: context.logger))
+    }
+
+    @Sendable func claim(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let id = try context.parameters.layerID("person", as: .persons).uuid
+        return try Response.json(try await directory.claim(id, caller: caller, logger: context.logger))
+    }
+
+    @Sendable func patchPerson(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        struct Body: Decodable {
+            var barredApps: [String]
+            enum CodingKeys: String, CodingKey { case barredApps = "barred_apps" }
+        }
+        let caller = try caller(context)
+        let id = try context.parameters.layerID("person", as: .persons).uuid
+        let body = try await request.decodeJSON(Body.self, allowedKeys: ["barred_apps"])
+        let apps = try body.barredApps.map { text in
+            guard let app = LayerID(parsing: text, as: .apps) else {
+                throw APIError.invalid("barred_apps", "barred_apps is a list of app ids; '\(text)' is not one.")
+            }
+            return app.uuid
+        }
+        return try Response.json(try await directory.setBarredApps(id, apps: apps, caller: caller, logger: context.logger))
+    }
+
+    @Sendable func patchAddress(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        struct Body: Decodable {
+            var policy: String?
+            var removed: Bool?
+            var hidden: Bool?
+        }
+        let caller = try caller(context)
+        let id = try context.parameters.layerID("person", as: .persons).uuid
+        let raw = try context.parameters.require("address")
+        let address = try AddressKey.parse(
+            Self.decoded(Substring(raw)), property: "address",
+            defaultRegion: try await directory.region(caller.app, logger: context.logger))
+        let body = try await request.decodeJSON(Body.self, allowedKeys: ["policy", "removed", "hidden"])
+        if let policy = body.policy, policy != "public", policy != "known_only" {
+            throw APIError.invalid("policy", "policy is public or known_only.")
+        }
+        guard body.policy != nil || body.removed != nil || body.hidden != nil else {
+            throw APIError(.missingProperty, "Set at least one of policy, removed and hidden.", property: "policy")
+        }
+        return try Response.json(
+            try await directory.setPolicy(
+                id, address: address, policy: body.policy, removed: body.removed, hidden: body.hidden, caller: caller,
+                logger: context.logger))
+    }
+
+    @Sendable func createBook(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let reader = try await directory.reader(caller, logger: context.logger)
+        let records: JSONValue
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        if type.hasPrefix("text/vcard") || type.hasPrefix("text/x-vcard") || type.hasPrefix("text/directory") {
+            let buffer: ByteBuffer
+            do { buffer = try await request.body.collect(upTo: caller.bodyLimit) } catch is NIOTooManyBytesError {
+                throw APIError(.requestTooLarge, "The request body is larger than \(caller.bodyLimit) bytes.")
+            }
+            do throws(VCard.Failure) {
+                records = .array(try VCard.records(String(buffer: buffer)))
+            } catch {
+                throw APIError(
+                    .invalidProperty, "The vCard body cannot be read: \(error.reason).",
+                    data: [
+                        "property": "contacts", "errors": [["index": .number(Double(error.card)), "property": "vcard", "reason": .string(error.reason)]],
+                    ])
+            }
+        } else {
+            let body = try await request.decodeJSON(JSONValue.self, limit: caller.bodyLimit)
+            try Self.allowOnly(["contacts"], in: body)
+            guard let contacts = body["contacts"] else {
+                throw APIError(.missingProperty, "The body needs 'contacts', a list of records.", property: "contacts")
+            }
+            records = contacts
+        }
+        let people = try reader.read(records, name: "contacts", limit: caller.recordLimit)
+        return try Response.json(try await directory.createBook(people, caller: caller, logger: context.logger), status: .created)
+    }
+
+    @Sendable func getBook(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let book = try context.parameters.layerID("book", as: .addressBooks).uuid
+        let contacts = try await directory.bookContacts(book, caller: caller, logger: context.logger)
+        return try Response.json([
+            "id": .string(LayerID(.addressBooks, book).uri),
+            "contacts": .array(
+                contacts.filter { $0.mergedInto == nil }.map { PersonObject.render($0.document, id: LayerID(.contacts, $0.id).uri) }),
+        ] as JSONValue)
+    }
+
+    @Sendable func bookDuplicates(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let book = try context.parameters.layerID("book", as: .addressBooks).uuid
+        return try Response.json(try await directory.bookDuplicates(book, caller: caller, logger: context.logger))
+    }
+
+    @Sendable func consolidate(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        struct Body: Decodable {
+            var keep: String
+            var merge: String
+        }
+        let caller = try caller(context)
+        let book = try context.parameters.layerID("book", as: .addressBooks).uuid
+        let body = try await request.decodeJSON(Body.self, allowedKeys: ["keep", "merge"])
+        guard let keep = LayerID(parsing: body.keep, as: .contacts) else {
+            throw APIError.invalid("keep", "keep is a contact id (layer:///contacts/<uuid>).")
+        }
+        guard let merge = LayerID(parsing: body.merge, as: .contacts) else {
+            throw APIError.invalid("merge", "merge is a contact id (layer:///contacts/<uuid>).")
+        }
+        return try Response.json(
+            try await directory.consolidate(book, keep: keep.uuid, merge: merge.uuid, caller: caller, logger: context.logger))
+    }
+
+    /// Refuses a body that is not an object or has properties beyond `keys`.
+    static func allowOnly(_ keys: Set<String>, in body: JSONValue) throws {
+        guard case .object(let fields) = body else { throw APIError(.invalidRequest, "The body is a JSON object.") }
+        if let unknown = fields.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw APIError.invalid(unknown, "'\(unknown)' is not a property of this request.")
+        }
+    }
+
+    static func decoded(_ text: Substring) -> String {
+        let raw = String(text)
+        return raw.removingPercentEncoding ?? raw
+    }
+}

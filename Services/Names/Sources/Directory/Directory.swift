@@ -1,0 +1,129 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import NameMatching
+import PostgresNIO
+
+/// What the routes of the name resolution service do, for users and for the app's backend alike.
+struct Directory: Sendable {
+    let persons: PersonRepository
+    let policies: PolicyRepository
+    let relationships: RelationshipRepository
+    let books: AddressBookRepository
+    let settings: SettingsRepository
+    let deduplicator: Deduplicator
+    let defaultRegion: String
+
+    /// Pairs at or above this probability are reported as likely duplicates.
+    static let reportedProbability = 0.5
+    /// Records of one `POST /persons/deduplicate` list at or above this probability collapse.
+    static let collapseProbability = 0.9
+
+    init(postgres: PostgresClient, defaultRegion: String) {
+        deduplicator = Deduplicator(model: .standard)
+        persons = PersonRepository(postgres: postgres, linker: PersonLinker(deduplicator: deduplicator))
+        policies = PolicyRepository(postgres: postgres)
+        relationships = RelationshipRepository(postgres: postgres)
+        books = AddressBookRepository(postgres: postgres)
+        settings = SettingsRepository(postgres: postgres)
+        self.defaultRegion = defaultRegion
+    }
+
+    /// The region national phone numbers are read in for `app`.
+    func region(_ app: UUID, logger: Logger) async throws -> String {
+        try await settings.region(app: app, logger: logger) ?? defaultRegion
+    }
+
+    func reader(_ caller: Caller, logger: Logger) async throws -> PersonReader {
+        PersonReader(defaultRegion: try await region(caller.app, logger: logger))
+    }
+
+    // MARK: Persons
+
+    /// `POST /persons`: stores the records and answers the persons they became, in order, with
+    /// every likely duplicate of them.
+    func add(_ people: [ValidatedPerson], caller: Caller, logger: Logger) async throws -> JSONValue {
+        let region = try await region(caller.app, logger: logger)
+        let ids = try await persons.add(app: caller.app, people, submitter: caller.user, region: region, logger: logger)
+        return try await persons.read(logger: logger) { connection in
+            var rendered: [JSONValue] = []
+            let stored = try await persons.persons(app: caller.app, ids: ids, connection, logger)
+            for id in ids {
+                guard let person = stored[id] else { continue }
+                let ownership = try await policies.ownership(
+                    app: caller.app, users: person.document.systemUsers, connection, logger)
+                rendered.append(PersonObject.render(person, ownership: ownership, viewer: caller))
+            }
+            let matches = try await MatchRepository.matches(
+                app: caller.app, involving: Array(Set(ids)), minProbability: Self.reportedProbability, connection, logger)
+            return ["persons": .array(rendered), "matches": .array(matches)]
+        }
+    }
+
+    /// A person as `caller` may see it: 404 when it does not exist in the app or its owner bars
+    /// the app.
+    func person(_ id: UUID, caller: Caller, logger: Logger) async throws -> JSONValue {
+        let (person, ownership) = try await visiblePerson(id, caller: caller, logger: logger)
+        return PersonObject.render(person, ownership: ownership, viewer: caller)
+    }
+
+    func visiblePerson(_ id: UUID, caller: Caller, logger: Logger) async throws
+        -> (PersonRepository.Person, PolicyRepository.Ownership?)
+    {
+        try await persons.read(logger: logger) { connection in
+            guard let person = try await persons.persons(app: caller.app, ids: [id], connection, logger)[id] else {
+                throw APIError.notFound("The person")
+            }
+            let ownership = try await policies.ownership(app: caller.app, users: person.document.systemUsers, connection, logger)
+            if let ownership, ownership.owner != caller.user, ownership.barredApps.contains(caller.app) {
+                throw APIError.notFound("The person")
+            }
+            return (person, ownership)
+        }
+    }
+
+    /// The person as its owner sees it; 403 for anyone else.
+    func ownedPerson(_ id: UUID, caller: Caller, logger: Logger) async throws
+        -> (PersonRepository.Person, PolicyRepository.Ownership)
+    {
+        let (person, ownership) = try await visiblePerson(id, caller: caller, logger: logger)
+        guard let ownership, let user = caller.user, ownership.owner == user else {
+            throw APIError(.accessDenied, "Only the owner of the person (who claimed it) may change it.")
+        }
+        return (person, ownership)
+    }
+
+    /// `POST /persons/<id>/claim`: the user whose `system` address the person holds takes it.
+    func claim(_ id: UUID, caller: Caller, logger: Logger) async throws -> JSONValue {
+        let (person, _) = try await visiblePerson(id, caller: caller, logger: logger)
+        guard let user = caller.user, person.document.systemUsers.contains(user) else {
+            throw APIError(.accessDenied, "Only the user whose system address the person holds may claim it.")
+        }
+        try await policies.claim(app: caller.app, user: user, logger: logger)
+        return try await self.person(id, caller: caller, logger: logger)
+    }
+
+    /// `PATCH /persons/<id>/addresses/<type:value>`: the owner sets an address's policy.
+    func setPolicy(
+        _ id: UUID, address: AddressKey, policy: String?, removed: Bool?, hidden: Bool?, caller: Caller, logger: Logger
+    ) async throws -> JSONValue {
+        let (person, ownership) = try await ownedPerson(id, caller: caller, logger: logger)
+        guard person.document.record.addresses.contains(where: { $0.type == address.type && $0.value == address.value }) else {
+            throw APIError.notFound("The address \(address) of this person")
+        }
+        var current = ownership.policies[address] ?? .init()
+        if let policy { current.policy = policy }
+        if let removed { current.removed = removed }
+        if let hidden { current.hidden = hidden }
+        try await policies.setPolicy(app: caller.app, user: ownership.owner, address: address, current, logger: logger)
+        return try await self.person(id, caller: caller, logger: logger)
+    }
+
+    /// `PATCH /persons/<id>`: the owner bars apps from their record.
+    func setBarredApps(_ id: UUID, apps: [UUID], caller: Caller, logger: Logger) async throws -> JSONValue {
+        let (_, ownership) = try await ownedPerson(id, caller: caller, logger: logger)
+        try await policies.setBarredApps(app: caller.app, user: ownership.owner, barred: apps, logger: logger)
+        return try await self.person(id, caller: caller, logger: logger)
+    }
+}

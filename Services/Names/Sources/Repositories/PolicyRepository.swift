@@ -1,0 +1,73 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// What people decide about their own records: the claim of the record that carries their user
+/// id, which apps they bar, and the policy of each of their addresses. It is keyed by user id and
+/// address, so it holds whatever person the store computes for them.
+struct PolicyRepository: PostgresRepository {
+    let postgres: PostgresClient
+
+    /// How one address of a claimed person may be used.
+    struct AddressPolicy: Sendable, Equatable {
+        /// `public` (anyone in the app may resolve it) or `known_only` (only who names another
+        /// address of the same person).
+        var policy = "public"
+        /// The owner says it is no longer theirs: kept, weighted down, shown to nobody else.
+        var removed = false
+        /// Shown to nobody else and not resolvable.
+        var hidden = false
+    }
+
+    /// The owner of a claimed person, the apps they bar and their address policies.
+    struct Ownership: Sendable {
+        var owner: String
+        var barredApps: [UUID]
+        var policies: [AddressKey: AddressPolicy]
+    }
+
+    /// The ownership of a person whose `system` addresses are `users`: the first of them (in order)
+    /// who claimed it; nil when nobody did.
+    func ownership(app: UUID, users: [String], _ connection: PostgresConnection, _ logger: Logger) async throws -> Ownership? {
+        guard !users.isEmpty else { return nil }
+        let rows = try await connection.query(
+            "SELECT user_id, barred_apps FROM names.claims WHERE app_id = \(app) AND user_id = ANY(\(users)) ORDER BY user_id LIMIT 1",
+            logger: logger)
+        var found: Ownership?
+        for try await (user, barred) in rows.decode((String, [UUID]).self) {
+            found = Ownership(owner: user, barredApps: barred, policies: [:])
+        }
+        guard var ownership = found else { return nil }
+        let policies = try await connection.query(
+            """
+            SELECT type, value, policy, removed, hidden FROM names.address_policies
+            WHERE app_id = \(app) AND user_id = \(ownership.owner)
+            """, logger: logger)
+        for try await (type, value, policy, removed, hidden) in policies.decode((String, String, String, Bool, Bool).self) {
+            ownership.policies[AddressKey(type: type, value: value)] = AddressPolicy(policy: policy, removed: removed, hidden: hidden)
+        }
+        return ownership
+    }
+
+    func claim(app: UUID, user: String, logger: Logger) async throws {
+        try await write(
+            "INSERT INTO names.claims (app_id, user_id) VALUES (\(app), \(user)) ON CONFLICT DO NOTHING", logger: logger)
+    }
+
+    func setBarredApps(app: UUID, user: String, barred: [UUID], logger: Logger) async throws {
+        try await write(
+            "UPDATE names.claims SET barred_apps = \(barred) WHERE app_id = \(app) AND user_id = \(user)", logger: logger)
+    }
+
+    func setPolicy(app: UUID, user: String, address: AddressKey, _ policy: AddressPolicy, logger: Logger) async throws {
+        try await write(
+            """
+            INSERT INTO names.address_policies (app_id, user_id, type, value, policy, removed, hidden)
+            VALUES (\(app), \(user), \(address.type), \(address.value), \(policy.policy), \(policy.removed), \(policy.hidden))
+            ON CONFLICT (app_id, user_id, type, value) DO UPDATE SET policy = excluded.policy, removed = excluded.removed,
+                hidden = excluded.hidden, updated_at = now()
+            """, logger: logger)
+    }
+}
