@@ -8,7 +8,8 @@ public struct LayerID: Hashable, Sendable, CustomStringConvertible {
     public enum Collection: String, Sendable, CaseIterable {
         case apps, providers, keys, conversations, messages, content, announcements
         case identities, persons, calls, tokens, certificates
-        case addressBooks = "address-books", contacts, matches
+        case addressBooks = "address-books"
+        case contacts, matches
     }
 
     public let collection: Collection

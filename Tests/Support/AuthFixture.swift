@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdTLS
 import LayerAuth
 import LayerModels
+import LayerNames
 import LayerServer
 import LayerSync
 import Logging
@@ -42,6 +43,7 @@ public struct AuthFixture: Sendable {
         syncURL: String = "http://127.0.0.1:8082",
         logger: Logger = .test,
         withSync syncSettings: SyncSettings? = nil,
+        withNames namesSettings: NamesSettings? = nil,
         _ body: @Sendable (AuthFixture) async throws -> T
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
@@ -53,7 +55,9 @@ public struct AuthFixture: Sendable {
             serverSettings.tlsKeyPath = tlsIdentity.keyPath
         }
         // With sync, as in `layer dev`: the sync service calls the auth service on the same listener.
-        let services = [AuthService.configured(authSettings)] + (syncSettings.map { [SyncService.configured($0)] } ?? [])
+        let services =
+            [AuthService.configured(authSettings)] + (syncSettings.map { [SyncService.configured($0)] } ?? [])
+            + (namesSettings.map { [NamesService.configured($0)] } ?? [])
         let internalToken = serverSettings.internalToken
         return try await LiveServer.run(services, settings: serverSettings, logger: logger) { server in
             func start(_ http: HTTPClient) async throws -> T {

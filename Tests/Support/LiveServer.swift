@@ -184,6 +184,17 @@ extension JSONValue {
         if case .bool(let value) = self { return value }
         return nil
     }
+
+    public var numberValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The element at `index` of an array; nil for anything else or past its end.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let values) = self, values.indices.contains(index) else { return nil }
+        return values[index]
+    }
 }
 
 /// The uuid part of a `layer:///…/<uuid>` id.

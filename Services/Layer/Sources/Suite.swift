@@ -1,4 +1,5 @@
 import LayerAuth
+import LayerNames
 import LayerServer
 import LayerSync
 
@@ -6,7 +7,7 @@ import LayerSync
 /// `layer dev`, `layer migrate`, `layer openapi`, the test support and the benchmarks all compose
 /// the suite from this list; adding a service is adding it here.
 public enum Suite {
-    public static let services: [any ConfigurableService.Type] = [AuthService.self, SyncService.self]
+    public static let services: [any ConfigurableService.Type] = [AuthService.self, SyncService.self, NamesService.self]
 
     /// Every service configured from the environment of `reader` (problems collect in `reader`).
     public static func configured(from reader: inout SettingsReader) -> [ServicePlan] {

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import LayerModels
@@ -40,5 +41,3 @@ public struct MethodOverrideResponder<Base: HTTPResponder>: HTTPResponder {
         return try await base.respond(to: Request(head: head, body: request.body), context: context)
     }
 }
-
-import Foundation

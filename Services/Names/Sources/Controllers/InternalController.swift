@@ -31,7 +31,8 @@ struct SettingsController: Sendable {
 
     @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try context.parameters.layerID("app", as: .apps).uuid
-        return try Response.json(["default_region": .string(try await directory.region(app, logger: context.logger))] as JSONValue)
+        return try Response.json(
+            ["default_region": .string(try await directory.region(app, logger: context.logger))] as JSONValue)
     }
 
     @Sendable func put(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -42,7 +43,9 @@ struct SettingsController: Sendable {
         let app = try context.parameters.layerID("app", as: .apps).uuid
         let region = try await request.decodeJSON(Body.self, allowedKeys: ["default_region"]).defaultRegion.uppercased()
         guard AddressNormalizer.isKnownRegion(region) else {
-            throw APIError.invalid("default_region", "'\(region)' is not a region whose phone numbers are known (ISO 3166 alpha-2, such as US or GB).")
+            throw APIError.invalid(
+                "default_region",
+                "'\(region)' is not a region whose phone numbers are known (ISO 3166 alpha-2, such as US or GB).")
         }
         try await directory.settings.setRegion(app: app, region: region, logger: context.logger)
         return try Response.json(["default_region": .string(region)] as JSONValue)

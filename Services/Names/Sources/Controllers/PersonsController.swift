@@ -45,7 +45,8 @@ struct PersonsController: Sendable {
         let body = try await request.decodeJSON(JSONValue.self, limit: caller.bodyLimit)
         try Self.allowOnly(["existing", "new"], in: body)
         let reader = try await directory.reader(caller, logger: context.logger)
-        let existing = body["existing"] == nil ? [] : try reader.read(body["existing"], name: "existing", limit: caller.recordLimit)
+        let existing =
+            body["existing"] == nil ? [] : try reader.read(body["existing"], name: "existing", limit: caller.recordLimit)
         let new = try reader.read(body["new"], name: "new", limit: caller.recordLimit - existing.count)
         return try Response.json(directory.deduplicate(existing: existing, new: new))
     }
@@ -151,7 +152,8 @@ struct PersonsController: Sendable {
                 throw APIError(
                     .invalidProperty, "The vCard body cannot be read: \(error.reason).",
                     data: [
-                        "property": "contacts", "errors": [["index": .number(Double(error.card)), "property": "vcard", "reason": .string(error.reason)]],
+                        "property": "contacts",
+                        "errors": [["index": .number(Double(error.card)), "property": "vcard", "reason": .string(error.reason)]],
                     ])
             }
         } else {
@@ -170,11 +172,14 @@ struct PersonsController: Sendable {
         let caller = try caller(context)
         let book = try context.parameters.layerID("book", as: .addressBooks).uuid
         let contacts = try await directory.bookContacts(book, caller: caller, logger: context.logger)
-        return try Response.json([
-            "id": .string(LayerID(.addressBooks, book).uri),
-            "contacts": .array(
-                contacts.filter { $0.mergedInto == nil }.map { PersonObject.render($0.document, id: LayerID(.contacts, $0.id).uri) }),
-        ] as JSONValue)
+        return try Response.json(
+            [
+                "id": .string(LayerID(.addressBooks, book).uri),
+                "contacts": .array(
+                    contacts.filter { $0.mergedInto == nil }.map {
+                        PersonObject.render($0.document, id: LayerID(.contacts, $0.id).uri)
+                    }),
+            ] as JSONValue)
     }
 
     @Sendable func bookDuplicates(_ request: Request, context: LayerRequestContext) async throws -> Response {

@@ -29,7 +29,8 @@ extension Directory {
             if pair.probability >= Self.collapseProbability, !dropped.contains(pair.a) { dropped.insert(pair.b) }
         }
         func render(_ person: ValidatedPerson, _ list: String, _ index: Int) -> JSONValue {
-            PersonObject.render(PersonDocument(record: person.record, devices: person.devices), id: reference(person, list, index))
+            PersonObject.render(
+                PersonDocument(record: person.record, devices: person.devices), id: reference(person, list, index))
         }
         let kept =
             existing.enumerated().map { render($1, "existing", $0) }

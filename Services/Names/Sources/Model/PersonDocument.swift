@@ -23,7 +23,8 @@ struct PersonDocument: Codable, Sendable, Equatable {
             merged.record.location = record.location ?? merged.record.location
             merged.record.gender = record.gender ?? merged.record.gender
             for address in record.addresses {
-                if let index = merged.record.addresses.firstIndex(where: { $0.type == address.type && $0.value == address.value }) {
+                if let index = merged.record.addresses.firstIndex(where: { $0.type == address.type && $0.value == address.value })
+                {
                     merged.record.addresses[index].verified = merged.record.addresses[index].verified || address.verified
                 } else {
                     merged.record.addresses.append(address)
@@ -51,10 +52,12 @@ struct AddressKey: Hashable, Sendable, CustomStringConvertible {
         }
         let type = String(text[..<colon])
         guard AddressNormalizer.isValidType(type) else {
-            throw APIError.invalid(property, "'\(type)' is not an address type: a type is a lower-case word such as email or phone.")
+            throw APIError.invalid(
+                property, "'\(type)' is not an address type: a type is a lower-case word such as email or phone.")
         }
         do throws(NormalizationError) {
-            let value = try AddressNormalizer.normalize(type: type, value: String(text[text.index(after: colon)...]), defaultRegion: defaultRegion)
+            let value = try AddressNormalizer.normalize(
+                type: type, value: String(text[text.index(after: colon)...]), defaultRegion: defaultRegion)
             return AddressKey(type: type, value: value)
         } catch {
             throw APIError.invalid(property, error.reason)

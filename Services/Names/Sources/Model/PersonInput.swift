@@ -63,7 +63,9 @@ struct PersonReader: Sendable {
     }
 
     func read(_ item: JSONValue, index: Int, problems: inout [RecordProblem]) -> ValidatedPerson? {
-        func problem(_ property: String, _ reason: String) { problems.append(RecordProblem(index: index, property: property, reason: reason)) }
+        func problem(_ property: String, _ reason: String) {
+            problems.append(RecordProblem(index: index, property: property, reason: reason))
+        }
         guard case .object(let fields) = item else {
             problem("", "A record is a JSON object.")
             return nil
@@ -76,13 +78,17 @@ struct PersonReader: Sendable {
         record.lastName = text(fields["last_name"], "last_name", problem)
         record.location = text(fields["location"], "location", problem)
         if let gender = text(fields["gender"], "gender", problem) {
-            record.gender = Self.gender(gender) ?? {
-                problem("gender", "gender is m, f or x (or male, female, other).")
-                return nil
-            }()
+            record.gender =
+                Self.gender(gender)
+                ?? {
+                    problem("gender", "gender is m, f or x (or male, female, other).")
+                    return nil
+                }()
         }
         if let birthday = text(fields["birthday"], "birthday", problem) {
-            if Self.isBirthday(birthday) { record.birthday = birthday } else {
+            if Self.isBirthday(birthday) {
+                record.birthday = birthday
+            } else {
                 problem("birthday", "birthday is YYYY-MM-DD, YYYY-MM, YYYY or --MM-DD, and a real date.")
             }
         }
@@ -133,11 +139,13 @@ struct PersonReader: Sendable {
                 continue
             }
             guard case .string(let type)? = fields["type"] else {
-                problem("\(property).type", "An address needs a type (email, phone, system, physical or another lower-case word).")
+                problem(
+                    "\(property).type", "An address needs a type (email, phone, system, physical or another lower-case word).")
                 continue
             }
             guard AddressNormalizer.isValidType(type) else {
-                problem("\(property).type", "'\(type)' is not an address type: a type is a lower-case word such as email or phone.")
+                problem(
+                    "\(property).type", "'\(type)' is not an address type: a type is a lower-case word such as email or phone.")
                 continue
             }
             guard case .string(let raw)? = fields["value"] else {
@@ -182,7 +190,10 @@ struct PersonReader: Sendable {
         func valid(month: Int, day: Int?, year: Int?) -> Bool {
             guard (1...12).contains(month) else { return false }
             guard let day else { return true }
-            let lengths = [31, (year.map { $0 % 4 == 0 && ($0 % 100 != 0 || $0 % 400 == 0) } ?? true) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            let lengths = [
+                31, (year.map { $0 % 4 == 0 && ($0 % 100 != 0 || $0 % 400 == 0) } ?? true) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30,
+                31, 30, 31,
+            ]
             return (1...lengths[month - 1]).contains(day)
         }
         switch parts.count {
@@ -191,7 +202,8 @@ struct PersonReader: Sendable {
             guard let year = number(parts[0], digits: 4), let month = number(parts[1], digits: 2) else { return false }
             return (1000...2999).contains(year) && valid(month: month, day: nil, year: year)
         case 3:
-            guard let year = number(parts[0], digits: 4), let month = number(parts[1], digits: 2), let day = number(parts[2], digits: 2)
+            guard let year = number(parts[0], digits: 4), let month = number(parts[1], digits: 2),
+                let day = number(parts[2], digits: 2)
             else { return false }
             return (1000...2999).contains(year) && valid(month: month, day: day, year: year)
         case 4 where parts[0].isEmpty && parts[1].isEmpty:

@@ -34,7 +34,8 @@ enum VCard {
             switch name {
             case "BEGIN":
                 guard value.uppercased() == "VCARD", current == nil else {
-                    throw Failure(card: cards.count, line: number + 1, reason: "BEGIN:VCARD inside a card, or BEGIN of something else")
+                    throw Failure(
+                        card: cards.count, line: number + 1, reason: "BEGIN:VCARD inside a card, or BEGIN of something else")
                 }
                 current = [:]
                 addresses = []

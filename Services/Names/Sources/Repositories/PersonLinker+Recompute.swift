@@ -25,8 +25,9 @@ extension PersonLinker {
         var featureTexts: [String] = []
         var features: [MatchFeatures] = []
         var firstSeqs: [Int64] = []
-        var addressRows: (person: [UUID], type: [String], value: [String], verified: [Bool], sources: [Int32], contacts: [Int32]) =
-            ([], [], [], [], [], [])
+        var addressRows:
+            (person: [UUID], type: [String], value: [String], verified: [Bool], sources: [Int32], contacts: [Int32]) =
+                ([], [], [], [], [], [])
         var blockRows: (key: [String], person: [UUID]) = ([], [])
         for id in ids {
             let parts = entries[id]!
@@ -54,7 +55,8 @@ extension PersonLinker {
         }
         try await connection.query(
             "DELETE FROM names.addresses WHERE app_id = \(app) AND person_id = ANY(\(persons))", logger: logger)
-        try await connection.query("DELETE FROM names.blocks WHERE app_id = \(app) AND person_id = ANY(\(persons))", logger: logger)
+        try await connection.query(
+            "DELETE FROM names.blocks WHERE app_id = \(app) AND person_id = ANY(\(persons))", logger: logger)
         try await connection.query(
             "DELETE FROM names.matches WHERE app_id = \(app) AND (a = ANY(\(persons)) OR b = ANY(\(persons)))", logger: logger)
         try await connection.query(

@@ -44,7 +44,11 @@ struct PersonLinker: Sendable {
                 values.append(address.value)
             }
         }
-        struct Holder { var person: UUID; var verified: Bool; var contactSources: Int32 }
+        struct Holder {
+            var person: UUID
+            var verified: Bool
+            var contactSources: Int32
+        }
         var holders: [AddressKey: [Holder]] = [:]
         if !types.isEmpty {
             let rows = try await connection.query(
@@ -53,7 +57,8 @@ struct PersonLinker: Sendable {
                 JOIN unnest(\(types)::text[], \(values)::text[]) AS k(type, value) ON a.type = k.type AND a.value = k.value
                 WHERE a.app_id = \(app)
                 """, logger: logger)
-            for try await (type, value, person, verified, contactSources) in rows.decode((String, String, UUID, Bool, Int32).self) {
+            for try await (type, value, person, verified, contactSources) in rows.decode((String, String, UUID, Bool, Int32).self)
+            {
                 holders[AddressKey(type: type, value: value), default: []].append(
                     Holder(person: person, verified: verified, contactSources: contactSources))
             }
@@ -75,7 +80,9 @@ struct PersonLinker: Sendable {
                     nodes.union(index, node)
                 }
                 if let earlier = firstHolder[key] {
-                    if address.type == "system" || (address.verified && earlier.verified) || (entry.fromContact && earlier.contact) {
+                    if address.type == "system" || (address.verified && earlier.verified)
+                        || (entry.fromContact && earlier.contact)
+                    {
                         nodes.union(index, earlier.node)
                     }
                 } else {
@@ -86,7 +93,8 @@ struct PersonLinker: Sendable {
         var firstSeqs: [UUID: Int64] = [:]
         if !existing.isEmpty {
             let rows = try await connection.query(
-                "SELECT id, first_seq FROM names.persons WHERE app_id = \(app) AND id = ANY(\(Array(existing.keys)))", logger: logger)
+                "SELECT id, first_seq FROM names.persons WHERE app_id = \(app) AND id = ANY(\(Array(existing.keys)))",
+                logger: logger)
             for try await (id, seq) in rows.decode((UUID, Int64).self) { firstSeqs[id] = seq }
         }
         // The survivor of a component: its oldest person or entry.
@@ -135,8 +143,10 @@ struct PersonLinker: Sendable {
     /// Removes what tier 2 and 3 hold of `persons`.
     func delete(app: UUID, persons: [UUID], _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("DELETE FROM names.persons WHERE app_id = \(app) AND id = ANY(\(persons))", logger: logger)
-        try await connection.query("DELETE FROM names.addresses WHERE app_id = \(app) AND person_id = ANY(\(persons))", logger: logger)
-        try await connection.query("DELETE FROM names.blocks WHERE app_id = \(app) AND person_id = ANY(\(persons))", logger: logger)
+        try await connection.query(
+            "DELETE FROM names.addresses WHERE app_id = \(app) AND person_id = ANY(\(persons))", logger: logger)
+        try await connection.query(
+            "DELETE FROM names.blocks WHERE app_id = \(app) AND person_id = ANY(\(persons))", logger: logger)
         try await connection.query(
             "DELETE FROM names.matches WHERE app_id = \(app) AND (a = ANY(\(persons)) OR b = ANY(\(persons)))", logger: logger)
     }

@@ -82,7 +82,8 @@ struct PersonRepository: PostgresRepository {
     }
 
     /// The persons that hold `address`, with how many entries state it and whether it is verified.
-    func holders(app: UUID, of address: AddressKey, logger: Logger) async throws -> [(person: UUID, verified: Bool, sources: Int)] {
+    func holders(app: UUID, of address: AddressKey, logger: Logger) async throws -> [(person: UUID, verified: Bool, sources: Int)]
+    {
         let rows = try await postgres.query(
             """
             SELECT person_id, verified, sources FROM names.addresses
@@ -102,11 +103,14 @@ struct PersonRepository: PostgresRepository {
         try await write(logger: logger) { connection in
             try await lock(app: app, connection, logger)
             for table in ["persons", "person_entries", "addresses", "blocks", "matches"] {
-                try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM names.\(table) WHERE app_id = $1", binds: {
-                    var binds = PostgresBindings()
-                    binds.append(app)
-                    return binds
-                }()), logger: logger)
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "DELETE FROM names.\(table) WHERE app_id = $1",
+                        binds: {
+                            var binds = PostgresBindings()
+                            binds.append(app)
+                            return binds
+                        }()), logger: logger)
             }
             var after: Int64 = 0
             var replayed = 0
@@ -120,9 +124,13 @@ struct PersonRepository: PostgresRepository {
                 for try await (id, seq, contact, region, body) in rows.decode((UUID, Int64, Bool, String, String).self) {
                     let raw = try JSONDecoder().decode(JSONValue.self, from: Data(body.utf8))
                     var problems: [RecordProblem] = []
-                    guard let person = PersonReader(defaultRegion: region).read(raw, index: 0, problems: &problems) else { continue }
+                    guard let person = PersonReader(defaultRegion: region).read(raw, index: 0, problems: &problems) else {
+                        continue
+                    }
                     entries.append(
-                        .init(id: id, seq: seq, fromContact: contact, document: PersonDocument(record: person.record, devices: person.devices)))
+                        .init(
+                            id: id, seq: seq, fromContact: contact,
+                            document: PersonDocument(record: person.record, devices: person.devices)))
                     after = seq
                 }
                 guard !entries.isEmpty else { return replayed }

@@ -46,7 +46,8 @@ struct PolicyRepository: PostgresRepository {
             WHERE app_id = \(app) AND user_id = \(ownership.owner)
             """, logger: logger)
         for try await (type, value, policy, removed, hidden) in policies.decode((String, String, String, Bool, Bool).self) {
-            ownership.policies[AddressKey(type: type, value: value)] = AddressPolicy(policy: policy, removed: removed, hidden: hidden)
+            ownership.policies[AddressKey(type: type, value: value)] = AddressPolicy(
+                policy: policy, removed: removed, hidden: hidden)
         }
         return ownership
     }
