@@ -42,6 +42,12 @@ public enum InternalAPI {
             case events
             case appID = "app_id"
         }
+
+        /// The answer: how many pairs of users the batch touched.
+        public struct Answer: Codable, Sendable, Equatable {
+            public var pairs: Int
+            public init(pairs: Int) { self.pairs = pairs }
+        }
     }
     public static let sessionsPath = "/internal/v1/sessions"
 

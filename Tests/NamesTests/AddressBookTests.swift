@@ -1,7 +1,7 @@
 import Foundation
 import LayerModels
-import NIOCore
 import LayerTesting
+import NIOCore
 import Testing
 
 /// Address books: import (JSON and vCard), duplicates inside a book, consolidation, and the
@@ -67,7 +67,8 @@ import Testing
             #expect(Self.pairs(matches).contains(Set(book.contacts)), "\(matches)")
 
             let merged = try await user.post(
-                "/address-books/\(bareUUID(book.id))/consolidate", ["keep": .string(book.contacts[0]), "merge": .string(book.contacts[1])])
+                "/address-books/\(bareUUID(book.id))/consolidate",
+                ["keep": .string(book.contacts[0]), "merge": .string(book.contacts[1])])
             #expect(merged.status == 200, "\(merged.text)")
             #expect(merged.json?["id"]?.stringValue == book.contacts[0] && merged.json?["first_name"] == "Charlie")
             let values = Set(merged.json?["addresses"]?.arrayValue?.compactMap { $0["value"]?.stringValue } ?? [])
@@ -76,7 +77,8 @@ import Testing
             #expect(after.json?["contacts"]?.arrayValue?.count == 1, "the merged record left the book")
             #expect(try await Self.duplicates(user, book.id).isEmpty)
             let again = try await user.post(
-                "/address-books/\(bareUUID(book.id))/consolidate", ["keep": .string(book.contacts[0]), "merge": .string(book.contacts[1])])
+                "/address-books/\(bareUUID(book.id))/consolidate",
+                ["keep": .string(book.contacts[0]), "merge": .string(book.contacts[1])])
             #expect(again.status == 404 && again.errorProperty == "merge")
         }
     }
@@ -92,7 +94,10 @@ import Testing
                     person("Frank", "Ocean", [("email", "frank@example.com")]),
                 ])
             let matches = try await Self.duplicates(user, book.id)
-            #expect(matches.first.map { Set($0["contacts"]?.arrayValue?.compactMap(\.stringValue) ?? []) } == [book.contacts[0], book.contacts[2]])
+            #expect(
+                matches.first.map { Set($0["contacts"]?.arrayValue?.compactMap(\.stringValue) ?? []) } == [
+                    book.contacts[0], book.contacts[2],
+                ])
             #expect(matches.first?["probability"]?.numberValue == 1)
         }
     }
@@ -104,7 +109,8 @@ import Testing
             let other = try await names.user("other")
             #expect(try await other.get("/address-books/\(bareUUID(book.id))/duplicates").status == 404)
             #expect(try await other.get("/address-books/\(bareUUID(book.id))").status == 404)
-            #expect(try await names.server().get("/address-books/\(bareUUID(book.id))").status == 200, "the app's backend reads it")
+            #expect(
+                try await names.server().get("/address-books/\(bareUUID(book.id))").status == 200, "the app's backend reads it")
         }
     }
 

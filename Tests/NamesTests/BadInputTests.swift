@@ -21,7 +21,9 @@ import Testing
             let errors = response.json?["data"]?["errors"]?.arrayValue ?? []
             let named = errors.contains { $0["index"]?.intValue == index + 1 && $0["property"]?.stringValue == property }
             #expect(named, "record \(index + 1), \(property) in \(errors)", sourceLocation: sourceLocation)
-            #expect(try await server.resolve("email:valid@example.com").status == 404, "nothing was stored", sourceLocation: sourceLocation)
+            #expect(
+                try await server.resolve("email:valid@example.com").status == 404, "nothing was stored",
+                sourceLocation: sourceLocation)
         }
     }
 

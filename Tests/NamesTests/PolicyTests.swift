@@ -35,7 +35,8 @@ import Testing
         try await NamesHarness.run { names in
             let (id, ada, bob) = try await Self.adaClaimed(names)
             let hidden = try await ada.patch(
-                "/persons/\(bareUUID(id))/addresses/" + "phone:+442079460958".addingPercentEncoding(withAllowedCharacters: .layerUnreserved)!,
+                "/persons/\(bareUUID(id))/addresses/" + "phone:+442079460958".addingPercentEncoding(
+                    withAllowedCharacters: .layerUnreserved)!,
                 ["hidden": true])
             #expect(hidden.status == 200, "\(hidden.text)")
             let known = try await ada.patch("/persons/\(bareUUID(id))/addresses/email:ada@example.com", ["policy": "known_only"])

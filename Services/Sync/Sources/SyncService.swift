@@ -34,10 +34,14 @@ public struct SyncService: ConfigurableService {
         let postgres = dependencies.postgres
         self.settings = settings
         let repositories = SyncRepositories(postgres: postgres)
+        let names = dependencies.optionalPeerURL(InternalAPI.Service.names, configured: settings.namesURL).map {
+            InternalClient(baseURL: $0, token: server.internalToken, http: dependencies.http)
+        }
         context = Messaging(
             repositories: repositories, links: ContentLinks(secret: server.internalToken),
             pushURLs: PushURLTemplate(secret: server.internalToken), identities: IdentityRecorder(repositories: repositories),
-            publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
+            relationships: RelationshipReporter(names: names), publicBaseURL: server.publicBaseURL,
+            tls: server.tlsCertificatePath != nil)
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
             http: dependencies.http)
@@ -86,7 +90,8 @@ public struct SyncService: ConfigurableService {
             + [
                 ContentCollector(
                     content: context.repositories.content, grace: settings.contentGrace,
-                    logger: Logger(label: "layer-sync.content"))
+                    logger: Logger(label: "layer-sync.content")),
+                context.relationships.service(logger: Logger(label: "layer-sync.relationships")),
             ]
     }
 

@@ -15,6 +15,9 @@ public struct SyncSettings: ServiceSettings {
     public var push: PushSettings
     /// Where the auth service answers, when it does not run in the same process.
     public var authURL: String
+    /// Where the name resolution service answers, when it does not run in the same process; who
+    /// messaged whom is reported there. Nil (and not in the same process): not reported.
+    public var namesURL: String?
 
     public init(
         maxContentBytes: Int = 50 * 1024 * 1024, push: PushSettings = PushSettings(),
@@ -26,13 +29,15 @@ public struct SyncSettings: ServiceSettings {
     }
 
     /// `LAYER_CONTENT_MAX_BYTES`, `LAYER_CONTENT_QUOTA_BYTES`, `LAYER_UPLOADS_PER_USER`,
-    /// `LAYER_CONTENT_GRACE_SECONDS`, `LAYER_AUTH_URL` and the push settings (`LAYER_PUSH_*`).
+    /// `LAYER_CONTENT_GRACE_SECONDS`, `LAYER_AUTH_URL`, `LAYER_NAMES_URL` and the push settings
+    /// (`LAYER_PUSH_*`).
     public static func read(_ reader: inout SettingsReader) -> SyncSettings {
         var settings = SyncSettings(
             maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)),
             push: PushSettings.read(&reader),
             authURL: reader.optional("LAYER_AUTH_URL") ?? "http://127.0.0.1:8081")
         settings.contentQuotaBytes = Int64(reader.integer("LAYER_CONTENT_QUOTA_BYTES", default: 1 << 30, in: 1...(1 << 50)))
+        settings.namesURL = reader.optional("LAYER_NAMES_URL").map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         settings.uploadsPerUser = reader.integer("LAYER_UPLOADS_PER_USER", default: 4, in: 1...1000)
         settings.contentGrace = .seconds(
             reader.integer("LAYER_CONTENT_GRACE_SECONDS", default: 24 * 3600, in: 60...(365 * 86400)))

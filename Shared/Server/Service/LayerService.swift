@@ -133,6 +133,13 @@ public struct ServiceDependencies: Sendable {
         self.listener = listener
     }
 
+    /// Like ``peerURL(_:configured:)`` for a peer that is optional: nil when it neither runs in
+    /// this process nor has a configured URL.
+    public func optionalPeerURL(_ name: String, configured: String?) -> (@Sendable () -> String)? {
+        guard hosted.contains(name) || configured != nil else { return nil }
+        return peerURL(name, configured: configured ?? "")
+    }
+
     /// The base URL of service `name`: this process's own listener when that service runs here
     /// too (as in `layer dev`), else `configured` (the peer URL of the caller's settings). Read
     /// at every call, since the listener's port may be known only after start.

@@ -14,8 +14,8 @@ struct InternalController: Sendable {
 
     @Sendable func record(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let report = try await request.decodeJSON(InternalAPI.Relationships.self, limit: 4 * 1024 * 1024)
-        try await relationships.record(app: report.appID, report.events, logger: context.logger)
-        return Response(status: .noContent)
+        let pairs = try await relationships.record(app: report.appID, report.events, logger: context.logger)
+        return try Response.json(InternalAPI.Relationships.Answer(pairs: pairs))
     }
 }
 

@@ -8,8 +8,10 @@ import PostgresNIO
 struct RelationshipRepository: PostgresRepository {
     let postgres: PostgresClient
 
-    /// Adds one reported batch: each pair of users once per event, either way round.
-    func record(app: UUID, _ events: [InternalAPI.Relationships.Event], logger: Logger) async throws {
+    /// Adds one reported batch: each pair of users once per event, either way round; the number
+    /// of pairs it touched.
+    @discardableResult
+    func record(app: UUID, _ events: [InternalAPI.Relationships.Event], logger: Logger) async throws -> Int {
         var lows: [String] = []
         var highs: [String] = []
         var messages: [Int64] = []
@@ -23,7 +25,7 @@ struct RelationshipRepository: PostgresRepository {
                 totals[key] = total
             }
         }
-        guard !totals.isEmpty else { return }
+        guard !totals.isEmpty else { return 0 }
         for (key, total) in totals.sorted(by: { $0.key < $1.key }) {
             let users = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
             lows.append(String(users[0]))
@@ -38,6 +40,7 @@ struct RelationshipRepository: PostgresRepository {
             ON CONFLICT (app_id, a, b) DO UPDATE SET messages = names.relationships.messages + excluded.messages,
                 calls = names.relationships.calls + excluded.calls, last_at = now()
             """, logger: logger)
+        return totals.count
     }
 
     /// How strongly `user` is tied to each of `others`: messages and calls between them.

@@ -14,6 +14,8 @@ struct Messaging: Sendable {
     /// The base of the URLs in what is pushed to devices, each of which fills in its own.
     let pushURLs: PushURLTemplate
     let identities: IdentityRecorder
+    /// Who messaged whom, for the name resolution service's graph.
+    let relationships: RelationshipReporter
     let publicBaseURL: String?
     let tls: Bool
 
@@ -121,6 +123,7 @@ struct Messaging: Sendable {
             notification: body.notification == .null ? nil : body.notification, logger: logger)
         switch outcome {
         case .sent(let sent):
+            if let user = sender.userID { relationships.report(app: app, from: user, to: sent.members, kind: .message) }
             // Rendered from what the write returned: a new message has no receipts yet.
             let presenter = Presenter(app: app, viewer: viewer, urls: urls, links: links, connection: nil, logger: logger)
             return presenter.newMessage(sent)
