@@ -1,0 +1,68 @@
+/// Blocking: two records become a candidate pair when they share a key. The keys are chosen so
+/// that a pair stays reachable when any one field is wrong or missing: several keys each leave out a
+/// different field, and none is so coarse (a bare initial, a bare year) that it makes giant blocks.
+///
+/// Per record, at most 14 keys: up to three addresses as they are; the last seven digits of a
+/// phone (another country code or area prefix); the local part of an e-mail (another domain);
+/// the two names' phonetic keys in either order (nicknames resolved, first and last swapped); last
+/// name sound with birth year; first name sound with birth year; the full birth date; first name
+/// sound with location; last name sound with first initial; house number with street; and two sorted-neighbourhood style keys on name
+/// prefixes and suffixes, which survive a typo that changes a name's sound.
+enum BlockingKeys {
+    static let maximumAddressKeys = 3
+
+    static func keys(_ features: DerivedFeatures) -> [String] {
+        var keys: [String] = []
+        keys.reserveCapacity(14)
+        let addresses =
+            (features.systems + features.emails.filter(\.verified) + features.phones.filter(\.verified)
+                + features.emails.filter { !$0.verified } + features.phones.filter { !$0.verified } + features.handles)
+        var seen = Set<String>()
+        for address in addresses where seen.insert(address.value).inserted {
+            if seen.count > maximumAddressKeys { break }
+            keys.append("a:\(address.type):\(address.value)")
+        }
+        if let phone = features.phones.first?.part, phone.count == 7 { keys.append("p7:\(phone)") }
+        if let local = features.emails.first?.part, local.count >= 3 { keys.append("el:\(local)") }
+
+        let first = features.first
+        let last = features.last
+        let year = features.birthday?.year
+        if let first, let last, !first.canonicalKey.isEmpty, !last.primaryKey.isEmpty {
+            let pair = [first.canonicalKey, last.primaryKey].sorted()
+            keys.append("nm:\(pair[0])|\(pair[1])")
+        }
+        if let last, !last.primaryKey.isEmpty, let year { keys.append("ly:\(last.primaryKey)|\(year)") }
+        if let first, !first.canonicalKey.isEmpty, let year { keys.append("fy:\(first.canonicalKey)|\(year)") }
+        if let birthday = features.birthday, birthday.isComplete {
+            keys.append("bd:\(birthday.year!)-\(birthday.month!)-\(birthday.day!)")
+        }
+        if let first, !first.canonicalKey.isEmpty, let location = features.locationText {
+            keys.append("fl:\(first.canonicalKey)|\(location)")
+        }
+        if let physical = features.physical.first, let number = physical.number, let street = physical.street {
+            keys.append("st:\(number)|\(street)")
+        }
+        if let first, let last, !last.primaryKey.isEmpty, let initial = (first.latin ?? first.folded).unicodeScalars.first {
+            keys.append("li:\(last.primaryKey)|\(initial)")
+        }
+        if let first, let last {
+            let lastScalars =
+                last.latin.map { Array($0.unicodeScalars.filter { $0 != " " }) }
+                ?? Array(last.folded.unicodeScalars.filter { $0 != " " })
+            let firstScalars = first.latin.map { Array($0.unicodeScalars) } ?? Array(first.folded.unicodeScalars)
+            let head = String(String.UnicodeScalarView(firstScalars.prefix(2)))
+            if lastScalars.count >= 3 {
+                keys.append("px:\(String(String.UnicodeScalarView(lastScalars.prefix(4))))|\(head)")
+                keys.append("sx:\(String(String.UnicodeScalarView(lastScalars.suffix(4))))|\(head)")
+            }
+        }
+        return keys
+    }
+}
+
+extension MatchFeatures {
+    /// The blocking keys: two records become a candidate pair when they share one (see
+    /// ``Deduplicator`` for how blocks are bounded).
+    public var blockingKeys: [String] { BlockingKeys.keys(derived) }
+}

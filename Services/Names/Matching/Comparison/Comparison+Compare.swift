@@ -1,0 +1,202 @@
+extension Comparison {
+    /// Grades every field of two records; see ``MatchField/levels`` for what each level means.
+    public static func compare(_ a: MatchFeatures, _ b: MatchFeatures) -> Comparison {
+        let x = a.derived
+        let y = b.derived
+        var result = Comparison(packed: 0)
+        let (first, last) = FieldComparators.names(x, y)
+        result[.firstName] = first
+        result[.lastName] = last
+        result[.birthday] = FieldComparators.birthday(x.birthday, y.birthday)
+        result[.location] = FieldComparators.location(x.location, y.location)
+        result[.physical] = FieldComparators.physical(x.physical, y.physical)
+        var strong = false
+        result[.email] = FieldComparators.addresses(x.emails, y.emails, similar: FieldComparators.similarEmail, strong: &strong)
+        result[.phone] = FieldComparators.addresses(x.phones, y.phones, similar: FieldComparators.similarPhone, strong: &strong)
+        result[.system] = FieldComparators.addresses(x.systems, y.systems, similar: nil, strong: &strong)
+        result[.handle] = FieldComparators.handles(x.handles, y.handles, strong: &strong)
+        if let g = x.gender, let h = y.gender { result[.gender] = g == h ? 1 : 2 }
+        return result.withStrongAddress(strong)
+    }
+}
+
+enum FieldComparators {
+    /// First and last name levels, read crosswise when that fits much better (first and last name
+    /// swapped on one record).
+    static func names(_ x: DerivedFeatures, _ y: DerivedFeatures) -> (Int8, Int8) {
+        let first = name(x.first, y.first, given: true)
+        let last = name(x.last, y.last, given: false)
+        guard first > 3 || last > 3, let xf = x.first, let xl = x.last, let yf = y.first, let yl = y.last else {
+            return (first, last)
+        }
+        let crossFirst = name(xf, yl, given: false)
+        let crossLast = name(xl, yf, given: false)
+        if crossFirst <= 4 && crossLast <= 4 && rank(crossFirst) + rank(crossLast) < rank(first) + rank(last) {
+            return (crossFirst, crossLast)
+        }
+        return (first, last)
+    }
+
+    /// Exact levels (1 and 2) rank alike when choosing between straight and crosswise readings.
+    private static func rank(_ level: Int8) -> Int8 { level == 2 ? 1 : level }
+
+    static func name(_ a: NameFeature?, _ b: NameFeature?, given: Bool) -> Int8 {
+        guard let a, let b else { return 0 }
+        if a.scalars == b.scalars { return a.common && b.common ? 2 : 1 }
+        // The same name in two scripts (Иванов, Ivanov): transliteration is lossy, so not exact.
+        if (a.latin != nil || b.latin != nil) && (a.latin ?? a.folded) == (b.latin ?? b.folded) { return 3 }
+        if given && Nicknames.equivalent(a.words[0], b.words[0]) { return 3 }
+        let (shorter, longer) = a.words.count <= b.words.count ? (a, b) : (b, a)
+        if longer.words.count > 1 && shorter.words.allSatisfy({ longer.words.contains($0) }) { return 3 }
+        if a.isInitial || b.isInitial { return a.scalars.first == b.scalars.first ? 5 : 6 }
+        let similarity = StringSimilarity.jaroWinkler(a.scalars, b.scalars)
+        let sounds = a.soundsLike(b)
+        if similarity >= 0.92 || (sounds && similarity >= 0.8) { return 4 }
+        if min(a.scalars.count, b.scalars.count) >= 4 && StringSimilarity.editDistance(a.scalars, b.scalars) <= 1 { return 4 }
+        if sounds || similarity >= 0.85 { return 5 }
+        return 6
+    }
+
+    static func birthday(_ a: BirthDate?, _ b: BirthDate?) -> Int8 {
+        guard let a, let b else { return 0 }
+        if a.isComplete && b.isComplete {
+            if a == b { return 1 }
+            return similarDates(a, b) ? 4 : 5
+        }
+        let year = a.year.flatMap { x in b.year.map { x == $0 } }
+        let month = a.month.flatMap { x in b.month.map { x == $0 } }
+        let day = a.day.flatMap { x in b.day.map { x == $0 } }
+        let shared = [year, month, day].compactMap { $0 }
+        if shared.isEmpty { return 0 }
+        if shared.contains(false) {
+            // A year typo next to a missing day still reads as similar.
+            if year == false, month != false, day != false, oneDigitApart(a.year!, b.year!, digits: 4) { return 4 }
+            return 5
+        }
+        return month == true && day == true ? 2 : 3
+    }
+
+    static func similarDates(_ a: BirthDate, _ b: BirthDate) -> Bool {
+        guard let ay = a.year, let am = a.month, let ad = a.day, let by = b.year, let bm = b.month, let bd = b.day else {
+            return false
+        }
+        if ay == by && am == bd && ad == bm { return true }  // day and month swapped
+        if ay == by && am == bm && oneDigitApart(ad, bd, digits: 2) { return true }
+        if ay == by && ad == bd && oneDigitApart(am, bm, digits: 2) { return true }
+        if am == bm && ad == bd && oneDigitApart(ay, by, digits: 4) { return true }
+        return false
+    }
+
+    /// One digit changed, or two neighbouring digits swapped.
+    static func oneDigitApart(_ a: Int, _ b: Int, digits: Int) -> Bool {
+        let x = Array(String(a).leftPadded(to: digits).utf8)
+        let y = Array(String(b).leftPadded(to: digits).utf8)
+        guard x.count == y.count else { return false }
+        let differing = (0..<x.count).filter { x[$0] != y[$0] }
+        if differing.count == 1 { return true }
+        if differing.count == 2, differing[1] == differing[0] + 1 {
+            return x[differing[0]] == y[differing[1]] && x[differing[1]] == y[differing[0]]
+        }
+        return false
+    }
+
+    static func location(_ a: [UInt32]?, _ b: [UInt32]?) -> Int8 {
+        guard let a, let b else { return 0 }
+        if a == b { return 1 }
+        return StringSimilarity.jaroWinkler(a, b) >= 0.9 ? 2 : 3
+    }
+
+    static func physical(_ a: [PhysicalFeature], _ b: [PhysicalFeature]) -> Int8 {
+        guard !a.isEmpty, !b.isEmpty else { return 0 }
+        var bestActive: Int8 = 5
+        var bestAny: Int8 = 5
+        for x in a {
+            for y in b {
+                let level = physicalPair(x, y)
+                bestAny = min(bestAny, level)
+                if !x.removed && !y.removed { bestActive = min(bestActive, level) }
+            }
+        }
+        if bestActive > bestAny && bestAny <= 2 { return 4 }
+        return bestActive
+    }
+
+    private static func physicalPair(_ x: PhysicalFeature, _ y: PhysicalFeature) -> Int8 {
+        if x.tokens == y.tokens { return 1 }
+        var common = 0
+        var i = 0
+        var j = 0
+        while i < x.tokens.count && j < y.tokens.count {
+            if x.tokens[i] == y.tokens[j] {
+                common += 1
+                i += 1
+                j += 1
+            } else if x.tokens[i] < y.tokens[j] {
+                i += 1
+            } else {
+                j += 1
+            }
+        }
+        let overlap = Double(common) / Double(min(x.tokens.count, y.tokens.count))
+        let sameNumber = x.number == nil || y.number == nil || x.number == y.number
+        if overlap >= 0.75 && sameNumber { return 2 }
+        if overlap >= 0.5 && (sameNumber || overlap >= 0.75) { return 3 }
+        return 5
+    }
+
+    /// Best level over all pairs of addresses of one kind: exact (1), exact only through an address
+    /// marked removed (2), similar (3), different (the last level).
+    static func addresses(
+        _ a: [AddressFeature], _ b: [AddressFeature], similar: ((AddressFeature, AddressFeature) -> Bool)?,
+        strong: inout Bool
+    ) -> Int8 {
+        guard !a.isEmpty, !b.isEmpty else { return 0 }
+        let different: Int8 = similar == nil ? 3 : 4
+        var best = different
+        for x in a {
+            for y in b {
+                if x.value == y.value {
+                    if x.type == "system" || (x.verified && y.verified) { strong = true }
+                    best = min(best, x.removed || y.removed ? 2 : 1)
+                } else if let similar, best > 3, similar(x, y) {
+                    best = 3
+                }
+            }
+        }
+        return best
+    }
+
+    static func similarEmail(_ x: AddressFeature, _ y: AddressFeature) -> Bool {
+        if let p = x.part, p.count >= 3, p == y.part { return true }
+        return x.value.count >= 6
+            && StringSimilarity.editDistance(
+                Array(x.value.unicodeScalars.map(\.value)), Array(y.value.unicodeScalars.map(\.value))) <= 1
+    }
+
+    static func similarPhone(_ x: AddressFeature, _ y: AddressFeature) -> Bool {
+        if let p = x.part, p.count == 7, p == y.part { return true }
+        guard x.value.count == y.value.count else { return false }
+        return StringSimilarity.editDistance(
+            Array(x.value.unicodeScalars.map(\.value)), Array(y.value.unicodeScalars.map(\.value))) <= 1
+    }
+
+    /// Handles compare within a type (twitter with twitter); no common type is no evidence.
+    static func handles(_ a: [AddressFeature], _ b: [AddressFeature], strong: inout Bool) -> Int8 {
+        var best: Int8 = 0
+        for x in a {
+            for y in b where x.type == y.type {
+                if x.value == y.value {
+                    if x.verified && y.verified { strong = true }
+                    best = best == 0 ? (x.removed || y.removed ? 2 : 1) : min(best, x.removed || y.removed ? 2 : 1)
+                } else if best == 0 {
+                    best = 3
+                }
+            }
+        }
+        return best
+    }
+}
+
+extension String {
+    func leftPadded(to length: Int) -> String { count >= length ? self : String(repeating: "0", count: length - count) + self }
+}

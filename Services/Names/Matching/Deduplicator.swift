@@ -1,0 +1,163 @@
+import Foundation
+
+/// A candidate pair, by index into the record lists it came from.
+public struct ScoredPair: Hashable, Sendable {
+    public var a: Int
+    public var b: Int
+    public var comparison: Comparison
+    public var probability: Double
+    public init(a: Int, b: Int, comparison: Comparison, probability: Double) {
+        self.a = a
+        self.b = b
+        self.comparison = comparison
+        self.probability = probability
+    }
+}
+
+/// Finds and scores the candidate pairs of a set of records.
+///
+/// Cost: every record gets at most 13 blocking keys (``MatchFeatures/blockingKeys``); a dictionary
+/// from key to records makes the blocks in one pass, and each record is compared once with each
+/// other record of its blocks (a pair met in several blocks is compared once). Blocks of more than
+/// ``maximumBlockSize`` records are skipped: they come from keys too common to mean anything (a
+/// very common name in a big city, an `info@` mailbox), and the other keys of a true pair still meet.
+/// So comparisons grow linearly with the number of records, at most `13 × maximumBlockSize` per
+/// record and in practice a few dozen, as long as the keys spread; as data grows more blocks pass
+/// the cap and are dropped, which costs recall only for pairs that have no other key in common.
+public struct Deduplicator: Sendable {
+    public var model: MatchModel
+    /// Blocks holding more records than this are not compared within.
+    public var maximumBlockSize: Int
+
+    public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 300) }
+
+    public init(model: MatchModel, maximumBlockSize: Int) {
+        self.model = model
+        self.maximumBlockSize = maximumBlockSize
+    }
+
+    /// Every candidate pair inside `records` (`a < b`) at or above `minProbability`. Probabilities are
+    /// for a set of `records.count` records (``MatchModel/scaled(toRecords:)``).
+    public func pairs(in records: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
+        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
+        let weights = MatchModel.Weights(model.scaled(toRecords: records.count))
+        return scorePairs(count: records.count, rightCount: records.count, weights: weights, minProbability: minProbability) {
+            i, visit in
+            for block in index.blocksOfRecord[i] {
+                let members = index.members[Int(block)]
+                guard members.count <= maximumBlockSize else { continue }
+                for j in members where Int(j) > i { visit(Int(j)) }
+            }
+        } compare: { i, j in
+            Comparison.compare(records[i], records[j])
+        }
+    }
+
+    /// Every candidate pair between `new` (`a`, index into `new`) and `existing` (`b`) at or above
+    /// `minProbability`. Probabilities are for a set of all the records of both lists.
+    public func pairs(between new: [MatchFeatures], and existing: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
+        let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived) })
+        let weights = MatchModel.Weights(model.scaled(toRecords: new.count + existing.count))
+        return scorePairs(count: new.count, rightCount: existing.count, weights: weights, minProbability: minProbability) {
+            i, visit in
+            for key in BlockingKeys.keys(new[i].derived) {
+                guard let block = index.blockOfKey[key] else { continue }
+                let members = index.members[Int(block)]
+                guard members.count <= maximumBlockSize else { continue }
+                for j in members { visit(Int(j)) }
+            }
+        } compare: { i, j in
+            Comparison.compare(new[i], existing[j])
+        }
+    }
+
+    /// How many distinct candidate pairs `records` have, without scoring them.
+    public func candidateCount(in records: [MatchFeatures]) -> Int {
+        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
+        var stamp = [Int](repeating: -1, count: records.count)
+        var count = 0
+        for i in 0..<records.count {
+            for block in index.blocksOfRecord[i] {
+                let members = index.members[Int(block)]
+                guard members.count <= maximumBlockSize else { continue }
+                for j in members where Int(j) > i && stamp[Int(j)] != i {
+                    stamp[Int(j)] = i
+                    count += 1
+                }
+            }
+        }
+        return count
+    }
+
+    /// Runs `candidates` for every left-hand index in parallel chunks, compares each right-hand index
+    /// once per left-hand one, and keeps the pairs at or above `minProbability`, in index order.
+    private func scorePairs(
+        count: Int, rightCount: Int, weights: MatchModel.Weights, minProbability: Double,
+        candidates: @escaping @Sendable (Int, (Int) -> Void) -> Void,
+        compare: @escaping @Sendable (Int, Int) -> Comparison
+    ) -> [ScoredPair] {
+        guard count > 0 else { return [] }
+        let chunkSize = 2048
+        let chunks = (count + chunkSize - 1) / chunkSize
+        let results = ResultSlots(chunks)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            var found: [ScoredPair] = []
+            var stamp = [Int32](repeating: -1, count: rightCount)
+            for i in chunk * chunkSize..<min(count, (chunk + 1) * chunkSize) {
+                candidates(i) { j in
+                    guard stamp[j] != Int32(i) else { return }
+                    stamp[j] = Int32(i)
+                    let comparison = compare(i, j)
+                    let probability = weights.probability(comparison)
+                    if probability >= minProbability {
+                        found.append(ScoredPair(a: i, b: j, comparison: comparison, probability: probability))
+                    }
+                }
+            }
+            results.set(chunk, found)
+        }
+        return results.all.flatMap { $0 }
+    }
+}
+
+/// Records by blocking key: `members[block]` are the records holding that key.
+struct BlockIndex {
+    var blockOfKey: [String: Int32] = [:]
+    var members: [[Int32]] = []
+    var blocksOfRecord: [[Int32]] = []
+
+    init(_ keysOfRecords: [[String]]) {
+        blocksOfRecord.reserveCapacity(keysOfRecords.count)
+        for (record, keys) in keysOfRecords.enumerated() {
+            var blocks: [Int32] = []
+            for key in keys {
+                let block: Int32
+                if let known = blockOfKey[key] {
+                    block = known
+                } else {
+                    block = Int32(members.count)
+                    blockOfKey[key] = block
+                    members.append([])
+                }
+                if members[Int(block)].last != Int32(record) {
+                    members[Int(block)].append(Int32(record))
+                    blocks.append(block)
+                }
+            }
+            blocksOfRecord.append(blocks)
+        }
+    }
+}
+
+/// One slot per parallel chunk, each written by one worker only.
+private final class ResultSlots: @unchecked Sendable {
+    private var slots: [[ScoredPair]]
+    private let lock = NSLock()
+    init(_ count: Int) { slots = Array(repeating: [], count: count) }
+    func set(_ index: Int, _ value: [ScoredPair]) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+    var all: [[ScoredPair]] { slots }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+extension MatchModel {
+    /// Re-estimates the model from the comparisons of an app's candidate pairs with EM, starting
+    /// from `self`: each round weighs every pair by its current match probability among candidates
+    /// (E) and re-counts the levels of each factor among matches and non-matches with those weights
+    /// (M), until no probability moves by more than `tolerance`. Probabilities are kept within
+    /// 1e-4…1-1e-4 so that no level is ever taken as impossible. `m`, `candidateU` and `prior` are
+    /// re-estimated; `u` (random pairs) is kept, and duplicates per record follow from the expected
+    /// matches over `recordCount` records (the records the pairs came from; by default the model's).
+    public func estimated(
+        from comparisons: [Comparison], recordCount: Int? = nil, maximumIterations: Int = 100, tolerance: Double = 1e-5
+    ) -> MatchModel {
+        // Pairs with one pattern behave alike: EM runs over the distinct patterns and their counts.
+        var counts: [UInt64: Double] = [:]
+        for comparison in comparisons { counts[comparison.pattern, default: 0] += 1 }
+        guard !counts.isEmpty else { return self }
+        let patterns = counts.map { (levels: Self.factorLevels(Comparison(packed: $0.key)), count: $0.value) }
+        var model = self
+        for _ in 0..<maximumIterations {
+            let next = model.step(patterns)
+            let change =
+                zip(next.m + next.candidateU, model.m + model.candidateU).flatMap { zip($0, $1).map { abs($0 - $1) } }
+                .max() ?? 0
+            let priorChange = abs(next.prior - model.prior)
+            model = next
+            if change < tolerance && priorChange < tolerance { break }
+        }
+        let records = recordCount ?? self.recordCount
+        model.recordCount = records
+        model.duplicatesPerRecord = 2 * model.prior * Double(comparisons.count) / Double(max(records, 1))
+        return model
+    }
+
+    /// One EM round among candidate pairs (prior, m and candidate u).
+    private func step(_ patterns: [(levels: [Int], count: Double)]) -> MatchModel {
+        var mCounts = Self.factorLevelCounts.map { [Double](repeating: 0, count: $0) }
+        var uCounts = mCounts
+        var matches = 0.0
+        var total = 0.0
+        let priorOdds = log(prior / (1 - prior))
+        for (levels, count) in patterns {
+            var logOdds = priorOdds
+            for (factor, level) in levels.enumerated() where level > 0 {
+                logOdds += log(m[factor][level - 1] / candidateU[factor][level - 1])
+            }
+            let p = Self.logistic(logOdds)
+            matches += p * count
+            total += count
+            for (factor, level) in levels.enumerated() where level > 0 {
+                mCounts[factor][level - 1] += p * count
+                uCounts[factor][level - 1] += (1 - p) * count
+            }
+        }
+        var next = self
+        next.prior = min(max(matches / total, 1e-6), 1 - 1e-6)
+        next.m = Self.normalized(mCounts, fallback: m)
+        next.candidateU = Self.normalized(uCounts, fallback: candidateU)
+        return next
+    }
+
+    static func normalized(_ counts: [[Double]], fallback: [[Double]]) -> [[Double]] {
+        zip(counts, fallback).map { counts, fallback in
+            let sum = counts.reduce(0, +)
+            guard sum > 0 else { return fallback }
+            let clamped = counts.map { min(max($0 / sum, 1e-4), 1 - 1e-4) }
+            let clampedSum = clamped.reduce(0, +)
+            return clamped.map { $0 / clampedSum }
+        }
+    }
+
+    /// The model with `u` measured on `sampleSize` random pairs of `records` (seeded, so the same
+    /// records give the same model): nearly all random pairs are of different people.
+    public func withRandomPairU(from records: [MatchFeatures], sampleSize: Int = 200_000, seed: UInt64 = 1) -> MatchModel {
+        guard records.count >= 2 else { return self }
+        var random = SplitMix64(seed: seed)
+        var counts = Self.factorLevelCounts.map { [Double](repeating: 0, count: $0) }
+        for _ in 0..<sampleSize {
+            let a = random.int(0...(records.count - 1))
+            var b = random.int(0...(records.count - 2))
+            if b >= a { b += 1 }
+            for (factor, level) in Self.factorLevels(Comparison.compare(records[a], records[b])).enumerated() where level > 0 {
+                counts[factor][level - 1] += 1
+            }
+        }
+        var model = self
+        // A level never seen among random pairs (two equal system addresses) still gets a floor
+        // instead of a weight of infinity; the floor is what one sighting would give.
+        model.u = zip(counts, u).map { counts, fallback in
+            let sum = counts.reduce(0, +)
+            guard sum > 0 else { return fallback }
+            let floor = 1 / Double(sampleSize)
+            let floored = counts.map { max($0 / sum, floor) }
+            let flooredSum = floored.reduce(0, +)
+            return floored.map { $0 / flooredSum }
+        }
+        return model
+    }
+
+    /// Re-estimates everything from an app's own records: `u` from random pairs, then `m`, the prior
+    /// and duplicates per record by EM on the candidate pairs, starting from `self`.
+    public func estimated(from records: [MatchFeatures]) -> MatchModel {
+        let candidates = Deduplicator(model: self).pairs(in: records, minProbability: 0)
+        return withRandomPairU(from: records).estimated(from: candidates.map(\.comparison), recordCount: records.count)
+    }
+}

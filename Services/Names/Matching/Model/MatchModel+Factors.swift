@@ -1,0 +1,61 @@
+extension MatchModel {
+    /// What the model weighs: the two names graded jointly, then every other field of
+    /// ``MatchField`` on its own. The names are joined because they are far from independent among
+    /// non-matches: blocking makes most candidate pairs share one of the names, so that sharing
+    /// both is much rarer than the product of sharing each, and weighing them apart makes a pair
+    /// with both names equal look weaker than it is.
+    public static let factors = ["name", "birthday", "location", "physical", "email", "phone", "system", "handle", "gender"]
+
+    /// Levels per factor (level 0, missing, not counted).
+    public static let factorLevelCounts = [nameLevels.count] + MatchField.allCases.dropFirst(2).map(\.levelCount)
+
+    /// The joint name levels, strongest first.
+    public static let nameLevels = [
+        "both names the same, one of them not common", "both names the same and common",
+        "both names agree (nickname, one name within the other)", "one name agrees, the other a typo apart",
+        "one name agrees, the other only alike", "both names alike", "one name agrees, the other differs",
+        "one name alike, the other differs", "one name known on one side only, it agrees",
+        "one name known on one side only, it is alike", "names differ",
+    ]
+
+    /// The level of each factor for a comparison (0: missing).
+    static func factorLevels(_ comparison: Comparison) -> [Int] {
+        var levels = [nameLevel(first: Int(comparison[.firstName]), last: Int(comparison[.lastName]))]
+        for field in MatchField.allCases.dropFirst(2) { levels.append(Int(comparison[field])) }
+        return levels
+    }
+
+    /// Joint name level from the two name levels (0 missing, 1 exact, 2 exact common, 3 agree,
+    /// 4 similar, 5 alike, 6 different): a table of 7 × 7.
+    static let nameTable: [Int] = {
+        var table = [Int](repeating: 0, count: 49)
+        for first in 0...6 {
+            for last in 0...6 { table[first * 7 + last] = joint(first, last) }
+        }
+        return table
+    }()
+
+    static func nameLevel(first: Int, last: Int) -> Int { nameTable[first * 7 + last] }
+
+    private static func joint(_ first: Int, _ last: Int) -> Int {
+        let agrees = 1...3
+        let alike = 4...5
+        switch (first, last) {
+        case (0, 0): return 0
+        case (1, 1), (1, 2), (2, 1): return 1
+        case (2, 2): return 2
+        case (0, _), (_, 0):
+            let known = max(first, last)
+            return agrees.contains(known) ? 9 : alike.contains(known) ? 10 : 11
+        default: break
+        }
+        let (strong, weak) = (min(first, last), max(first, last))
+        if agrees.contains(strong) && agrees.contains(weak) { return 3 }
+        if agrees.contains(strong) && weak == 4 { return 4 }
+        if agrees.contains(strong) && weak == 5 { return 5 }
+        if alike.contains(strong) && alike.contains(weak) { return 6 }
+        if agrees.contains(strong) { return 7 }
+        if alike.contains(strong) { return 8 }
+        return 11
+    }
+}

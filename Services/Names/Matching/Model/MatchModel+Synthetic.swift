@@ -1,0 +1,39 @@
+import Foundation
+
+extension MatchModel {
+    /// Estimates a model on synthetic data (``SyntheticPersons``): `u` from random pairs and EM on
+    /// the candidate pairs of `records` generated records starting from ``initialGuess``, then the
+    /// calibration fitted to the data's truth. This is how ``standard`` was made.
+    public static func estimatedOnSyntheticData(records: Int = 10_000, seed: UInt64 = 1) -> MatchModel {
+        let data = SyntheticPersons(seed: seed).generate(records: records)
+        let features = data.features
+        let model = initialGuess.estimated(from: features)
+        let pairs = Deduplicator(model: model).pairs(in: features, minProbability: 0)
+        return model.calibrated(pairs: pairs, entityIDs: data.entityIDs)
+    }
+
+    /// The model as Swift source for `StandardParameters`.
+    public var swiftSource: String {
+        func rows(_ table: [[Double]]) -> String {
+            table.map { "        [" + $0.map { String(format: "%.6g", $0) }.joined(separator: ", ") + "]," }
+                .joined(separator: "\n")
+        }
+        return """
+            enum StandardParameters {
+                static let prior = \(String(format: "%.6g", prior))
+                static let duplicatesPerRecord = \(String(format: "%.6g", duplicatesPerRecord))
+                static let recordCount = \(recordCount)
+                static let calibration = [\(calibration.map { String(format: "%.6g", $0) }.joined(separator: ", "))]
+                static let m: [[Double]] = [
+            \(rows(m))
+                ]
+                static let u: [[Double]] = [
+            \(rows(u))
+                ]
+                static let candidateU: [[Double]] = [
+            \(rows(candidateU))
+                ]
+            }
+            """
+    }
+}

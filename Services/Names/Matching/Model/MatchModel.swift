@@ -1,0 +1,130 @@
+import Foundation
+
+/// Fellegi-Sunter m and u probabilities per factor and level, and how many duplicates a record has.
+///
+/// `m[factor][level - 1]` is the probability of that level among pairs of records of one person, `u`
+/// among pairs of different people (factors: ``factors``); a missing factor (level 0) weighs nothing.
+/// The factors are taken as independent given the match status (the model's simplification), so a
+/// pair's odds are the prior odds times the product of `m/u` over its factors.
+///
+/// Why two sets of u: candidate pairs are chosen by blocking because they agree on something, so
+/// among them agreements are not independent (a pair found through its birthday rarely shares the
+/// name too). `u` is therefore measured on random pairs, where they are, and used for scoring;
+/// `candidateU` is the u among candidate pairs that EM needs to tell matches from non-matches there.
+/// The prior is the chance that two random records are one person: duplicates per record over the
+/// number of other records, so the same evidence counts for less in a bigger set of records, where a
+/// namesake is likelier.
+public struct MatchModel: Hashable, Sendable, Codable {
+    /// Share of matches among candidate pairs (λ), as EM found it.
+    public var prior: Double
+    public var m: [[Double]]
+    /// u among random pairs: what scoring uses.
+    public var u: [[Double]]
+    /// u among candidate pairs: what EM uses.
+    public var candidateU: [[Double]]
+    /// Records of the same person per record (true pairs per record × 2 / 2): sets the prior.
+    public var duplicatesPerRecord: Double
+    /// The number of records the probabilities are for (see ``scaled(toRecords:)``).
+    public var recordCount: Int
+    /// Slope and intercept that turn the model's log odds into calibrated ones (Platt scaling),
+    /// fitted on labelled synthetic data (``calibrated(pairs:entityIDs:)``): the independence the
+    /// model assumes does not hold for relatives and namesakes, which share several fields at once,
+    /// and this corrects the confidence that costs.
+    public var calibration: [Double]
+
+    /// The standard model (``standard``).
+    public init() { self = Self.standard }
+
+    public init(
+        prior: Double, m: [[Double]], u: [[Double]], candidateU: [[Double]]? = nil, duplicatesPerRecord: Double = 0.5,
+        recordCount: Int = 10_000, calibration: [Double] = [1, 0]
+    ) {
+        self.prior = prior
+        self.m = m
+        self.u = u
+        self.candidateU = candidateU ?? u
+        self.duplicatesPerRecord = duplicatesPerRecord
+        self.recordCount = recordCount
+        self.calibration = calibration
+    }
+
+    /// The same model for a set of `count` records (the prior follows the set's size).
+    public func scaled(toRecords count: Int) -> MatchModel {
+        var model = self
+        model.recordCount = max(2, count)
+        return model
+    }
+
+    /// The chance that two records of a set of ``recordCount`` are one person before comparing them.
+    public var pairPrior: Double { min(0.5, max(1e-9, duplicatesPerRecord / Double(max(recordCount, 2) - 1))) }
+
+    /// The calibrated probability that a pair with this comparison is one person, for records of a
+    /// set of ``recordCount`` records.
+    public func probability(_ comparison: Comparison) -> Double {
+        Self.logistic(calibration[0] * logOdds(comparison) + calibration[1])
+    }
+
+    /// The natural log of the model's posterior odds of a match, before calibration: prior log odds
+    /// plus each factor's weight.
+    public func logOdds(_ comparison: Comparison) -> Double {
+        zip(Self.factors.indices, Self.factorLevels(comparison)).reduce(log(pairPrior / (1 - pairPrior))) {
+            $0 + weight(factor: $1.0, level: $1.1)
+        }
+    }
+
+    /// The weight of one factor (index into ``factors``) at one level: log(m/u), positive for evidence
+    /// of a match, 0 for a missing one.
+    public func weight(factor: Int, level: Int) -> Double {
+        level > 0 ? log(m[factor][level - 1] / u[factor][level - 1]) : 0
+    }
+
+    /// The weight of one field's level with the other fields missing (for a name, the other name
+    /// missing).
+    public func weight(_ field: MatchField, level: Int) -> Double {
+        var comparison = Comparison(levels: [])
+        comparison[field] = Int8(level)
+        return logOdds(comparison) - log(pairPrior / (1 - pairPrior))
+    }
+
+    static func logistic(_ x: Double) -> Double { 1 / (1 + exp(-x)) }
+
+    /// Log weights per factor and level and the prior log odds, for scoring many pairs with table
+    /// look-ups only.
+    struct Weights: Sendable {
+        let prior: Double
+        let slope: Double
+        let intercept: Double
+        let names: [Double]  // first * 7 + last
+        let fields: [Double]  // field * 16 + level, fields after the names
+
+        init(_ model: MatchModel) {
+            prior = log(model.pairPrior / (1 - model.pairPrior))
+            (slope, intercept) = (model.calibration[0], model.calibration[1])
+            names = MatchModel.nameTable.map { model.weight(factor: 0, level: $0) }
+            var fields = [Double](repeating: 0, count: MatchField.allCases.count * 16)
+            for field in MatchField.allCases.dropFirst(2) {
+                for level in 1...field.levelCount {
+                    fields[field.rawValue * 16 + level] = model.weight(factor: field.rawValue - 1, level: level)
+                }
+            }
+            self.fields = fields
+        }
+
+        func logOdds(_ comparison: Comparison) -> Double {
+            let packed = comparison.pattern
+            var total = prior + names[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
+            var rest = packed >> 8
+            var field = 2
+            while rest != 0 {
+                total += fields[field * 16 + Int(rest & 0xF)]
+                rest >>= 4
+                field += 1
+            }
+            return total
+        }
+
+        func probability(_ comparison: Comparison) -> Double {
+            MatchModel.logistic(slope * logOdds(comparison) + intercept)
+        }
+    }
+}
