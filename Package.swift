@@ -148,7 +148,7 @@ let package = Package(
             .executableTarget(
                 name: "layer-bench",
                 dependencies: [
-                    "LayerServer", "LayerSuite", httpClient, cryptoExtras,
+                    "LayerServer", "LayerSuite", "NameMatching", httpClient, cryptoExtras,
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 ] + serviceLibraries,
                 path: "Benchmarks/AuthLoad",

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import LayerAuth
 import LayerModels
+import LayerNames
 import LayerServer
 import LayerSuite
 import LayerSync
@@ -18,6 +19,7 @@ import _CryptoExtras
 ///     swift run -c release layer-bench [--clients 8] [--sessions 4000] [--seconds 5]
 ///     swift run -c release layer-bench sync [--clients 16] [--seconds 5]
 ///     swift run -c release layer-bench push [--sockets 500] [--seconds 10] [--rates 200,1000] [--idle-sockets 2000]
+///     swift run -c release layer-bench names [--records 10000,100000] [--clients 16] [--seconds 5]
 ///
 /// With `sync`, the sync service runs beside the auth service (as in `layer dev`) and the sync
 /// figures are measured instead; with `push`, the WebSocket latency and memory (PushBench.swift).
@@ -25,8 +27,7 @@ import _CryptoExtras
 struct Bench {
     static func main() async throws {
         var arguments = CommandLine.arguments.dropFirst()
-        let mode = ["sync", "push"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
-        let syncMode = mode != "auth"
+        let mode = ["sync", "push", "names"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
         var options = Options(arguments)
         if mode == "push" {
             // Open-loop sends need more connections than the closed-loop figures, and longer steps.
@@ -50,7 +51,14 @@ struct Bench {
         let postgres = database.makeClient(logger: logger)
         // The suite from its catalogue, as `layer dev` makes it.
         var reader = SettingsReader(["LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench"])
-        let services = Suite.configured(from: &reader).filter { syncMode || $0.name == AuthService.name }
+        let services = Suite.configured(from: &reader).filter { service in
+            switch mode {
+            case "auth": service.name == AuthService.name
+            case "names": service.name != SyncService.name
+            // `--without-names`: sync without the relationship reports, to see what they cost.
+            default: service.name != NamesService.name || !options.withoutNames
+            }
+        }
         try reader.validate("layer-bench")
         // The services' own client, so that their calls to each other never queue behind the load.
         let internalHTTP = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -75,7 +83,9 @@ struct Bench {
                 try await PushRunner(
                     sync: sync, base: runner.base, database: database, internalToken: server.internalToken, logger: logger
                 ).run()
-            } else if syncMode {
+            } else if mode == "names" {
+                try await NamesRunner(runner: runner, postgres: postgres, sizes: options.records).run()
+            } else if mode == "sync" {
                 let (app, signer) = try await runner.registerApp()
                 try await SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app).run()
                 try await idleMemory(of: "layer-sync", database: database, authURL: "http://127.0.0.1:\(port)", logger: logger)
@@ -162,6 +172,9 @@ struct Options {
     var sockets = 500
     var rates = [200, 1000]
     var idleSockets = 2000
+    /// `names`: the sizes of the stores imported; `sync`: leave the names service out.
+    var records = [10_000, 100_000]
+    var withoutNames = false
 
     init(_ arguments: ArraySlice<String>) {
         var arguments = arguments
@@ -175,6 +188,10 @@ struct Options {
             case "--sockets": sockets = Int(value) ?? sockets
             case "--rates": rates = value.split(separator: ",").compactMap { Int($0) }
             case "--idle-sockets": idleSockets = Int(value) ?? idleSockets
+            case "--records": records = value.split(separator: ",").compactMap { Int($0) }
+            case "--without-names":
+                withoutNames = true
+                if !value.isEmpty { arguments.insert(value, at: arguments.startIndex) }
             default: print("unknown option \(flag)")
             }
         }

@@ -55,7 +55,8 @@ struct PushRunner {
                         let pair = index % pairs
                         let from = 2 * pair + (index / pairs) % 2
                         do {
-                            let id = try await sync.send(session: sessions[from], conversation: conversations[pair], text: "p\(index)")
+                            let id = try await sync.send(
+                                session: sessions[from], conversation: conversations[pair], text: "p\(index)")
                             deliveries.sent(id, to: from ^ 1, at: ContinuousClock.now)
                         } catch {
                             deliveries.failed(error)
@@ -71,7 +72,9 @@ struct PushRunner {
             let others = machineBusySeconds() - machine - split.process - split.postgres
             rows.append(deliveries.row(rate: rate, start: start, cpu: split) + String(format: " | %.1f s", others))
         }
-        print("\nrate/s | sent (201) | delivered | failed | achieved/s | p50 ms | p99 ms | max ms | min ms | < 0 | CPU µs/msg: process / PostgreSQL | other processes' CPU")
+        print(
+            "\nrate/s | sent (201) | delivered | failed | achieved/s | p50 ms | p99 ms | max ms | min ms | < 0 | CPU µs/msg: process / PostgreSQL | other processes' CPU"
+        )
         rows.forEach { print($0) }
         await BenchSocket.close(sockets)
 
@@ -109,7 +112,9 @@ struct PushRunner {
         defer { stop(pid) }
         let childBase = "http://127.0.0.1:\(port)"
         do { try await waitUntilLive(childBase) } catch {
-            throw BenchError("\(error); exit status \(Subprocess.exitStatus(of: pid, block: false).map { "\($0)" } ?? "none (running)"), output in \(output)")
+            throw BenchError(
+                "\(error); exit status \(Subprocess.exitStatus(of: pid, block: false).map { "\($0)" } ?? "none (running)"), output in \(output)"
+            )
         }
         let sessions = try await sessions(count, prefix: "idle")
         let urls = sessions.map { webSocketURL(childBase, $0) }
@@ -125,7 +130,8 @@ struct PushRunner {
         let perSocket = { (a: Int, b: Int) in String(format: "%.1f", Double(b - a) / Double(sockets.count)) }
         print(
             "\nidle WebSockets on layer-sync: \(sockets.count); resident \(before.rss) → \(after.rss) kB = \(perSocket(before.rss, after.rss)) kB each"
-                + " (anonymous \(before.anonymous) → \(after.anonymous) kB = \(perSocket(before.anonymous, after.anonymous)) kB each)")
+                + " (anonymous \(before.anonymous) → \(after.anonymous) kB = \(perSocket(before.anonymous, after.anonymous)) kB each)"
+        )
     }
 
     func memory(of pid: pid_t) -> (rss: Int, anonymous: Int) {
@@ -141,7 +147,8 @@ struct PushRunner {
     /// The socket must be closed before the spawn: the child inherits every open descriptor, and
     /// with this one it would hold the port without ever accepting on it.
     func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0)
+            .get()
         let port = channel.localAddress?.port ?? 0
         try await channel.close()
         return port
@@ -226,14 +233,16 @@ final class Deliveries: Sendable {
             let latencies = s.sent.compactMap { sent in s.arrived[sent.key].map { milliseconds($0 - sent.at) } }.sorted()
             let last = s.sent.map(\.at).max() ?? start
             func rank(_ p: Double) -> String {
-                latencies.isEmpty ? "-" : String(format: "%.1f", latencies[max(0, Int((p * Double(latencies.count)).rounded(.up)) - 1)])
+                latencies.isEmpty
+                    ? "-" : String(format: "%.1f", latencies[max(0, Int((p * Double(latencies.count)).rounded(.up)) - 1)])
             }
             for failure in Set(s.failures).prefix(3) { print("send failed: \(failure)") }
             return "\(rate) | \(s.sent.count) | \(latencies.count) | \(s.failures.count) | "
                 + String(format: "%.0f", Double(s.sent.count) / milliseconds(last - start) * 1000)
                 + " | \(rank(0.5)) | \(rank(0.99)) | \(rank(1)) | " + (latencies.first.map { String(format: "%.1f", $0) } ?? "-")
                 + " | \(latencies.filter { $0 < 0 }.count) | "
-                + String(format: "%.0f / %.0f", cpu.process / Double(s.sent.count) * 1e6, cpu.postgres / Double(s.sent.count) * 1e6)
+                + String(
+                    format: "%.0f / %.0f", cpu.process / Double(s.sent.count) * 1e6, cpu.postgres / Double(s.sent.count) * 1e6)
         }
     }
 }
@@ -276,7 +285,8 @@ final class BenchSocket: Sendable {
         let (started, continuation) = AsyncThrowingStream.makeStream(of: WebSocketOutboundWriter.self)
         let task = Task {
             do {
-                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
+                    inbound, outbound, _ in
                     continuation.yield(outbound)
                     for try await message in inbound.messages(maxSize: 1 << 20) {
                         if case .text(let text) = message { onText(text) }

@@ -169,7 +169,8 @@ struct SyncRunner {
         request.headers.add(name: "Authorization", value: "Layer session-token=\"\(session)\"")
         request.headers.add(name: "Content-Type", value: MediaType.json)
         request.body = .bytes(
-            ByteBuffer(data: try LayerJSONEncoder.make().encode(["anchor": anchor, "limit": .number(Double(limit))] as JSONValue)))
+            ByteBuffer(
+                data: try LayerJSONEncoder.make().encode(["anchor": anchor, "limit": .number(Double(limit))] as JSONValue)))
         let response = try await runner.http.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 256 << 20)
         let head = String(buffer: body.getSlice(at: body.readerIndex, length: min(200, body.readableBytes)) ?? body)

@@ -41,8 +41,7 @@ import Testing
                     .map { $0.replacingOccurrences(of: #""created_at":"[^"]*""#, with: "", options: .regularExpression) }
             }
             let before = try await answers()
-            let repository = PersonRepository(
-                postgres: names.fixture.server.postgres, linker: PersonLinker(deduplicator: Deduplicator(model: .standard)))
+            let repository = Directory(postgres: names.fixture.server.postgres, defaultRegion: "US").persons
             let replayed = try await repository.recomputeAll(app: names.fixture.app.id, batch: 2, logger: Logger(label: "test"))
             #expect(replayed == 6)
             let after = try await answers()

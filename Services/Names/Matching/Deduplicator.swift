@@ -28,6 +28,11 @@ public struct Deduplicator: Sendable {
     public var model: MatchModel
     /// Blocks holding more records than this are not compared within.
     public var maximumBlockSize: Int
+    /// Whether probabilities are for a set of the records passed in (the default), or for a set of
+    /// the model's own ``MatchModel/recordCount`` whatever is passed: a store that compares new
+    /// records with a few candidates at a time wants the same probability for a pair however
+    /// the records reached it.
+    public var scalesWithRecords = true
 
     public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 300) }
 
@@ -40,7 +45,7 @@ public struct Deduplicator: Sendable {
     /// for a set of `records.count` records (``MatchModel/scaled(toRecords:)``).
     public func pairs(in records: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
         let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
-        let weights = MatchModel.Weights(model.scaled(toRecords: records.count))
+        let weights = weights(records: records.count)
         return scorePairs(count: records.count, rightCount: records.count, weights: weights, minProbability: minProbability) {
             i, visit in
             for block in index.blocksOfRecord[i] {
@@ -57,7 +62,7 @@ public struct Deduplicator: Sendable {
     /// `minProbability`. Probabilities are for a set of all the records of both lists.
     public func pairs(between new: [MatchFeatures], and existing: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
         let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived) })
-        let weights = MatchModel.Weights(model.scaled(toRecords: new.count + existing.count))
+        let weights = weights(records: new.count + existing.count)
         return scorePairs(count: new.count, rightCount: existing.count, weights: weights, minProbability: minProbability) {
             i, visit in
             for key in BlockingKeys.keys(new[i].derived) {
@@ -69,6 +74,10 @@ public struct Deduplicator: Sendable {
         } compare: { i, j in
             Comparison.compare(new[i], existing[j])
         }
+    }
+
+    private func weights(records: Int) -> MatchModel.Weights {
+        MatchModel.Weights(scalesWithRecords ? model.scaled(toRecords: records) : model)
     }
 
     /// How many distinct candidate pairs `records` have, without scoring them.

@@ -21,7 +21,10 @@ struct Directory: Sendable {
     static let collapseProbability = 0.9
 
     init(postgres: PostgresClient, defaultRegion: String) {
-        deduplicator = Deduplicator(model: .standard)
+        var deduplicator = Deduplicator(model: .standard)
+        // A pair has one probability however the records met (in one import or across several).
+        deduplicator.scalesWithRecords = false
+        self.deduplicator = deduplicator
         persons = PersonRepository(postgres: postgres, linker: PersonLinker(deduplicator: deduplicator))
         policies = PolicyRepository(postgres: postgres)
         relationships = RelationshipRepository(postgres: postgres)
