@@ -13,7 +13,8 @@ fuzzed request could destroy what the run itself needs: the credentials schemath
 never among the values it may delete, revoke, suspend or challenge.
 
 The same ids also become the examples of the path parameters in a copy of each DOCUMENT
-(OUT_DIR/<name>.yaml): schemathesis's examples and coverage phases build every case from the
+(OUT_DIR/<name>.yaml), and of the request bodies that hold ids (the names service's route and
+consolidate requests): schemathesis's examples and coverage phases build every case from the
 examples, and the documents' own examples name nothing that exists. Nothing else in the documents
 changes. Writes OUT_DIR/schemathesis.toml (credentials, the dictionaries, the generation settings)
 and prints nothing on success. Needs PyYAML, which schemathesis brings.
@@ -148,10 +149,9 @@ def main() -> None:
     ]}, as_server)["persons"]]
     call("POST", f"{persons_path}/{uuid_of(persons[0])}/claim", headers=as_alice)
     contact = {"first_name": "Dora", "last_name": "Fuzz", "addresses": [{"type": "email", "value": "dora@example.com"}]}
-    books = [
-        call("POST", books_path, {"contacts": [contact, contact, {"first_name": "Dorothy", "last_name": "Fuzz"}]}, as_alice)["id"],
-        call("POST", f"/apps/{app_uuid}{books_path}", {"contacts": [contact]}, as_server)["id"],
-    ]
+    alices_book = call("POST", books_path, {"contacts": [contact, contact, {"first_name": "Dorothy", "last_name": "Fuzz"}]}, as_alice)
+    books = [alices_book["id"], call("POST", f"/apps/{app_uuid}{books_path}", {"contacts": [contact]}, as_server)["id"]]
+    contacts = [item["id"] for item in alices_book["contacts"]]
     addresses = ["email:fuzz-alice@example.com", "system:fuzz-alice", "phone:+14155550100", "email:carol@example.com"]
 
     def both_forms(identifiers):
@@ -180,6 +180,12 @@ def main() -> None:
         "serverAPIToken": ("bearer", server),
         "operatorToken": ("bearer", dev["operator_token"]),
     }
+    # Request bodies that name real objects: dictionaries only fill parameters, so these become
+    # the examples of the body schemas that hold ids (the examples phase builds cases from them).
+    body_examples = {
+        "NamesRouteRequest": {"address": "system:fuzz-bob", "app_id": app_uuid},
+        "NamesConsolidate": {"keep": contacts[0], "merge": contacts[1]},
+    }
     for source in documents:
         name = source.rsplit("/", 1)[-1].removesuffix(".yaml")
         with open(source) as file:
@@ -187,6 +193,9 @@ def main() -> None:
         for parameter in document.get("components", {}).get("parameters", {}).values():
             if parameter.get("in") == "path" and parameter["name"] in dictionaries and parameter["name"] != "token":
                 parameter["example"] = dictionaries[parameter["name"]][0]
+        for schema_name, schema in document.get("components", {}).get("schemas", {}).items():
+            if schema_name in body_examples:
+                schema["example"] = body_examples[schema_name]
         with open(f"{out_dir}/{name}.yaml", "w") as file:
             yaml.safe_dump(document, file, sort_keys=False, allow_unicode=True)
         write_config(f"{out_dir}/{name}.toml", document, credentials, dictionaries, max_examples, cache)
