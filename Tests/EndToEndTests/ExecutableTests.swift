@@ -16,7 +16,9 @@ import Testing
             ])
         let status = try await child.wait(timeout: .seconds(30))
         #expect(status == 78)
-        for missing in ["LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "LAYER_OPERATOR_TOKEN", "LAYER_CA_KEY_SECRET", "LAYER_PORT"] {
+        for missing in [
+            "LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "LAYER_OPERATOR_TOKEN", "LAYER_CA_KEY_SECRET", "LAYER_PORT",
+        ] {
             #expect(child.output.contains(missing), "\(missing) is not named: \(child.output)")
         }
     }
@@ -37,7 +39,8 @@ import Testing
             if ready?.status != 200 { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(ready?.status == 200, "\(child.output)")
-        let created = try await client.request(.POST, "/admin/apps", headers: [("Authorization", "Bearer operator")], json: ["name": "standalone"])
+        let created = try await client.request(
+            .POST, "/admin/apps", headers: [("Authorization", "Bearer operator")], json: ["name": "standalone"])
         #expect(created.status == 201)
         child.signal(SIGTERM)
         #expect(try await child.wait(timeout: .seconds(30)) == 0)

@@ -73,7 +73,8 @@ struct OpenAPIConformanceTests {
                 of: [
                     NamesService(
                         settings: NamesSettings(authURL: "http://127.0.0.1:1"),
-                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres))
+                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
+                    )
                 ], postgres: api.postgres)
             #expect(served.contains("get /apps/{app}/persons/duplicates") && served.contains("post /route"))
             document.expectDescribes(exactly: served)
@@ -138,7 +139,8 @@ struct OpenAPIConformanceTests {
                 .POST, "/persons", 201, as: alice,
                 json: [
                     "persons": [
-                        person("Alice", "Liddell", [("system", "alice"), ("email", "alice@example.com")], birthday: "1852-05-04"),
+                        person(
+                            "Alice", "Liddell", [("system", "alice"), ("email", "alice@example.com")], birthday: "1852-05-04"),
                         person("Lorina", "Liddell", [("email", "lorina@example.com")], location: "Oxford"),
                         ["first_name": "Edith", "devices": ["a phone"], "gender": "female", "id": "ignored"],
                     ]
@@ -185,7 +187,10 @@ struct OpenAPIConformanceTests {
                 json: [
                     "existing": [person("Alice", "Liddell", [("email", "alice@example.com")])],
                     "new": [
-                        ["id": "mine-1", "first_name": "Alice", "last_name": "Liddell", "addresses": [["type": "email", "value": "alice@example.com"]]],
+                        [
+                            "id": "mine-1", "first_name": "Alice", "last_name": "Liddell",
+                            "addresses": [["type": "email", "value": "alice@example.com"]],
+                        ],
                         person("Mabel", nil),
                     ],
                 ])
@@ -292,7 +297,8 @@ struct OpenAPIConformanceTests {
                 .GET, "/resolve?address=\(query("email:alice@example.com"))&known=\(query("system:alice"))", 200, as: bob)
 
             let app = LayerID(.apps, api.harness.fixture.app.id).uri
-            let routed = try await api.call(.POST, "/route", 200, as: bob, json: ["address": "system:alice", "app_id": .string(app)])
+            let routed = try await api.call(
+                .POST, "/route", 200, as: bob, json: ["address": "system:alice", "app_id": .string(app)])
             #expect(routed.json?["address"] == "system:alice" && routed.json?["person_id"]?.stringValue == id)
             let elsewhere = LayerID(.apps, UUID()).uri
             try await api.call(.POST, "/route", 404, as: bob, json: ["address": "system:alice", "app_id": .string(elsewhere)])
@@ -398,12 +404,14 @@ struct OpenAPIConformanceTests {
             try await api.call(.POST, "\(app)/persons", 400, as: server, json: 1)
             try await api.call(.POST, "\(app)/persons", 401, json: ["persons": [person("A", nil)]])
             try await api.call(
-                .POST, "\(app)/persons", 401, headers: [("Authorization", "Bearer not-a-token")], json: ["persons": [person("A", nil)]])
+                .POST, "\(app)/persons", 401, headers: [("Authorization", "Bearer not-a-token")],
+                json: ["persons": [person("A", nil)]])
             try await api.call(.POST, "/apps/not-an-app/persons", 404, as: server, json: ["persons": [person("A", nil)]])
             try await api.call(.POST, "\(app)/persons", 406, as: server, json: ["persons": [person("A", nil)]], accept: nil)
             // The backend's limit is 10,000 records.
             try await api.call(
-                .POST, "\(app)/persons", 201, as: server, json: ["persons": .array((0...1000).map { person("First\($0)", "Last\($0)") })])
+                .POST, "\(app)/persons", 201, as: server,
+                json: ["persons": .array((0...1000).map { person("First\($0)", "Last\($0)") })])
 
             try await api.call(.GET, "\(app)/persons/\(bareUUID(id))", 200, as: server)
             try await api.call(.GET, "\(app)/persons/\(UUID().lowercased)", 404, as: server)
@@ -441,14 +449,18 @@ struct OpenAPIConformanceTests {
             try await api.call(.POST, "/persons/\(bareUUID(id))/claim", 200, as: ada)
             let elsewhere = LayerID(.apps, UUID()).uri
             try await api.call(.PATCH, "/persons/\(bareUUID(id))", 200, as: ada, json: ["barred_apps": [.string(elsewhere)]])
-            try await api.call(.POST, "\(app)/route", 403, as: server, json: ["address": "system:ada", "app_id": .string(elsewhere)])
+            try await api.call(
+                .POST, "\(app)/route", 403, as: server, json: ["address": "system:ada", "app_id": .string(elsewhere)])
 
             // Address books: the backend reads every book of the app, a user's too.
             let book = try #require(
-                try await api.call(.POST, "\(app)/address-books", 201, as: server, json: ["contacts": [person("A", "B"), person("A", "B")]])
-                    .json?["id"]?.stringValue)
+                try await api.call(
+                    .POST, "\(app)/address-books", 201, as: server, json: ["contacts": [person("A", "B"), person("A", "B")]]
+                )
+                .json?["id"]?.stringValue)
             let usersBook = try #require(
-                try await api.call(.POST, "/address-books", 201, as: ada, json: ["contacts": [person("C", "D")]]).json?["id"]?.stringValue)
+                try await api.call(.POST, "/address-books", 201, as: ada, json: ["contacts": [person("C", "D")]]).json?["id"]?
+                    .stringValue)
             try await api.call(.GET, "/address-books/\(bareUUID(book))", 404, as: ada)
             try await api.call(.GET, "\(app)/address-books/\(bareUUID(usersBook))", 200, as: server)
             let read = try await api.call(.GET, "\(app)/address-books/\(bareUUID(book))", 200, as: server)
@@ -463,7 +475,8 @@ struct OpenAPIConformanceTests {
                 .POST, "\(app)/address-books/\(bareUUID(book))/consolidate", 404, as: server,
                 json: ["keep": .string(contacts[0]), "merge": .string(contacts[1])])
             try await api.call(
-                .POST, "\(app)/address-books", 201, as: server, body: ByteBuffer(string: "BEGIN:VCARD\nFN:Grace Hopper\nEND:VCARD\n"),
+                .POST, "\(app)/address-books", 201, as: server,
+                body: ByteBuffer(string: "BEGIN:VCARD\nFN:Grace Hopper\nEND:VCARD\n"),
                 contentType: "text/vcard")
             try await api.call(.POST, "\(app)/address-books", 422, as: server, json: ["contacts": 1])
         }

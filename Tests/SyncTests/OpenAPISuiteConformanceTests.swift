@@ -34,7 +34,9 @@ struct OpenAPISuiteConformanceTests {
             for service in services {
                 let own = try OpenAPIDocument(yaml: service.openAPI)
                 let ownRoutes = publicRoutes(of: [service], postgres: server.postgres)
-                #expect(own.operationNames == ownRoutes, "\(service.name): \(own.operationNames.symmetricDifference(ownRoutes).sorted())")
+                #expect(
+                    own.operationNames == ownRoutes,
+                    "\(service.name): \(own.operationNames.symmetricDifference(ownRoutes).sorted())")
             }
 
             // Answers of every service, and of the routes they share, match the one document.
@@ -42,7 +44,8 @@ struct OpenAPISuiteConformanceTests {
             for (path, headers, status) in [
                 ("/", [(String, String)](), 200), ("/health/ready", [], 200), ("/sessions/current", user.auth, 200),
                 ("/conversations", user.auth, 200), ("/conversations", [], 401),
-                ("/resolve?address=email%3Anobody%40example.com", user.auth, 404), ("/persons/\(UUID().lowercased)", user.auth, 404),
+                ("/resolve?address=email%3Anobody%40example.com", user.auth, 404),
+                ("/persons/\(UUID().lowercased)", user.auth, 404),
                 ("/apps/\(harness.appID)/names/settings", [], 401),
             ] {
                 let response = try await harness.client.request(.GET, path, headers: headers)
