@@ -5,7 +5,8 @@
 #     that the Dockerfile copies every folder Package.swift names (or the manifest cannot load)
 #   - `docker compose config` on docker-compose.yml, and that it refuses to run without the
 #     operator's secrets (the `${VAR:?…}` guards); then the wiring of each service built from the
-#     Dockerfile (executable, port, health check, database, auth and sync URLs, trusted edge address)
+#     Dockerfile (executable, port, health check, database, auth, sync and names URLs, trusted edge
+#     address, the names service's default region)
 #   - yamllint on docker-compose.yml and deploy/kubernetes/*.yaml, and the wiring of each
 #     Deployment (replicas, probes, resources, security context, settings, secrets, Service)
 #   - the edge's routing table: nginx's location selection replayed on sample paths, which must
@@ -115,8 +116,9 @@ compose_config() {
 
 # The resolved configuration (as JSON) of every service built from deploy/Dockerfile: an
 # executable of Package.swift, listening on the port its image was built for and probed there,
-# with the database, the internal token and the edge as its only trusted proxy; the sync service
-# also finds the auth service. The edge starts after all of them.
+# with the database, the internal token and the edge as its only trusted proxy; the sync and names
+# services also find the auth service, auth finds sync, and sync finds names. The edge starts
+# after all of them.
 compose_wiring() {
     local config
     config="$(env -u COMPOSE_FILE -u COMPOSE_PROFILES LAYER_INTERNAL_TOKEN=dummy-internal \
@@ -130,7 +132,7 @@ problems = []
 edge = services.get("edge", {})
 edge_address = ((edge.get("networks") or {}).get("layerline") or {}).get("ipv4_address")
 built = {name: service for name, service in services.items() if "EXEC_NAME" in ((service.get("build") or {}).get("args") or {})}
-for required in ("auth", "sync"):
+for required in ("auth", "sync", "names"):
     if required not in built:
         problems.append(f"no service {required} built from deploy/Dockerfile")
 ports = {}
@@ -176,6 +178,22 @@ if sync:
     auth_environment = (built.get("auth", {}).get("environment") or {})
     if auth_environment.get("LAYER_SYNC_URL") != f"http://sync:{ports.get('sync')}":
         problems.append(f"auth: LAYER_SYNC_URL {auth_environment.get('LAYER_SYNC_URL')!r} is not http://sync:{ports.get('sync')}")
+    if environment.get("LAYER_NAMES_URL") != f"http://names:{ports.get('names')}":
+        problems.append(f"sync: LAYER_NAMES_URL {environment.get('LAYER_NAMES_URL')!r} is not http://names:{ports.get('names')}")
+names = built.get("names", {})
+if names:
+    environment = names.get("environment") or {}
+    if names["build"]["args"]["EXEC_NAME"] != "layer-names":
+        problems.append("names: EXEC_NAME is not layer-names")
+    if environment.get("LAYER_AUTH_URL") != f"http://auth:{ports.get('auth')}":
+        problems.append(f"names: LAYER_AUTH_URL {environment.get('LAYER_AUTH_URL')!r} is not http://auth:{ports.get('auth')}")
+    if ((names.get("depends_on") or {}).get("auth") or {}).get("condition") != "service_healthy":
+        problems.append("names: does not wait for a healthy auth")
+    if "LAYER_OPERATOR_TOKEN" in environment:
+        problems.append("names: gets the operator token, which it does not use")
+    region = environment.get("LAYER_NAMES_DEFAULT_REGION", "")
+    if len(region) != 2 or not region.isalpha() or not region.isupper():
+        problems.append(f"names: LAYER_NAMES_DEFAULT_REGION {region!r} is not an ISO 3166 alpha-2 code")
 if len(set(ports.values())) != len(ports):
     problems.append(f"two services share a port: {ports}")
 print("\n".join(problems) or f"services: {ports}")
@@ -190,7 +208,7 @@ if [[ -n $compose ]]; then
         compose_config LAYER_OPERATOR_TOKEN=dummy-operator
     check_fails "compose config refuses to run without LAYER_OPERATOR_TOKEN" "LAYER_OPERATOR_TOKEN" \
         compose_config LAYER_INTERNAL_TOKEN=dummy-internal
-    check "compose wiring of the services (auth, sync) and the edge" compose_wiring
+    check "compose wiring of the services (auth, sync, names) and the edge" compose_wiring
 fi
 
 # --- YAML ------------------------------------------------------------------------------------
@@ -201,8 +219,9 @@ check "yamllint docker-compose.yml deploy/kubernetes/*.yaml" \
 # Each Deployment of deploy/kubernetes: two replicas or more, startup, readiness and liveness
 # probes on the health routes, requests and limits, a locked-down container, its port as in its
 # ConfigMap, the secrets it needs, a Service and a disruption budget that select its pods. The
-# sync service reaches the auth service through the auth Service's name and port, and auth the sync
-# service through the sync Service's.
+# sync and names services reach the auth service through the auth Service's name and port, auth
+# the sync service through the sync Service's, and sync the names service through the names
+# Service's.
 kubernetes_wiring() {
     "$venv/bin/python" - deploy/kubernetes/*.yaml <<'PY'
 import sys, yaml
@@ -211,7 +230,7 @@ def named(kind):
     return {o["metadata"]["name"]: o for o in objects if o.get("kind") == kind}
 deployments, configmaps, services, budgets = named("Deployment"), named("ConfigMap"), named("Service"), named("PodDisruptionBudget")
 problems = []
-for required in ("layer-auth", "layer-sync"):
+for required in ("layer-auth", "layer-sync", "layer-names"):
     if required not in deployments:
         problems.append(f"no Deployment {required}")
 service_ports = {name: s["spec"]["ports"][0]["port"] for name, s in services.items()}
@@ -272,20 +291,25 @@ for name, deployment in sorted(deployments.items()):
     budget = budgets.get(name)
     if budget is None or budget["spec"]["selector"]["matchLabels"] != spec["selector"]["matchLabels"]:
         problem("no PodDisruptionBudget of the same name that selects its pods")
-auth_url = settings.get("layer-sync", {}).get("LAYER_AUTH_URL", "")
-host_port = auth_url.removeprefix("http://").rstrip("/")
-host, _, port = host_port.partition(":")
-if host.split(".")[0] != "layer-auth" or port != str(service_ports.get("layer-auth")):
-    problems.append(f"layer-sync: LAYER_AUTH_URL {auth_url!r} is not the layer-auth Service on port {service_ports.get('layer-auth')}")
-sync_url = settings.get("layer-auth", {}).get("LAYER_SYNC_URL", "")
-host, _, port = sync_url.removeprefix("http://").rstrip("/").partition(":")
-if host.split(".")[0] != "layer-sync" or port != str(service_ports.get("layer-sync")):
-    problems.append(f"layer-auth: LAYER_SYNC_URL {sync_url!r} is not the layer-sync Service on port {service_ports.get('layer-sync')}")
+# Who calls whom, through which setting: (caller, variable, Service called).
+for caller, variable, callee in (
+    ("layer-sync", "LAYER_AUTH_URL", "layer-auth"),
+    ("layer-names", "LAYER_AUTH_URL", "layer-auth"),
+    ("layer-auth", "LAYER_SYNC_URL", "layer-sync"),
+    ("layer-sync", "LAYER_NAMES_URL", "layer-names"),
+):
+    url = settings.get(caller, {}).get(variable, "")
+    host, _, port = url.removeprefix("http://").rstrip("/").partition(":")
+    if host.split(".")[0] != callee or port != str(service_ports.get(callee)):
+        problems.append(f"{caller}: {variable} {url!r} is not the {callee} Service on port {service_ports.get(callee)}")
+region = settings.get("layer-names", {}).get("LAYER_NAMES_DEFAULT_REGION", "")
+if len(region) != 2 or not region.isalpha() or not region.isupper():
+    problems.append(f"layer-names: LAYER_NAMES_DEFAULT_REGION {region!r} is not an ISO 3166 alpha-2 code")
 print("\n".join(problems) or f"deployments: {sorted(deployments)}")
 sys.exit(1 if problems else 0)
 PY
 }
-check "kubernetes wiring of the Deployments (auth, sync)" kubernetes_wiring
+check "kubernetes wiring of the Deployments (auth, sync, names)" kubernetes_wiring
 
 # --- Edge routing ----------------------------------------------------------------------------
 
@@ -344,7 +368,7 @@ def route(path):
             return target, body
     return (longest[2], longest[3]) if longest else ("none", "")
 
-auth, sync, blocked = "layer_auth", "layer_sync", "return 404"
+auth, sync, names, blocked = "layer_auth", "layer_sync", "layer_names", "return 404"
 expected = {
     auth: ["/", "/nonces", "/sessions", "/sessions/current", "/sessions/abc", "/certificates", "/apps/A",
            "/apps/A/users/u", "/apps/A/users/u/sessions", "/apps/A/users/u/challenge",
@@ -359,10 +383,20 @@ expected = {
            "/apps/A/users/u/blocks/v", "/apps/A/users/namespace%2F12345/conversations",
            "/apps/layer%3A%2F%2F%2Fapps%2FA/conversations", "/websocket", "/websocket?session_token=t",
            "/events", "/events?session_token=t"],
+    names: ["/persons", "/persons/P", "/persons/layer%3A%2F%2F%2Fpersons%2FP", "/persons/deduplicate", "/persons/P/claim",
+            "/persons/P/addresses/email%3Aada%40example.com", "/persons/P/addresses/physical%3A1%2F2%20Main%20St",
+            "/resolve", "/resolve?address=email%3Aada%40example.com&known=phone%3A%2B1", "/route", "/address-books",
+            "/address-books/B", "/address-books/B/duplicates", "/address-books/B/consolidate", "/apps/A/persons",
+            "/apps/A/persons/deduplicate", "/apps/A/persons/P", "/apps/A/persons/duplicates?min_probability=0.9&page_size=10",
+            "/apps/A/resolve?address=system%3Au", "/apps/A/route", "/apps/A/address-books", "/apps/A/address-books/B",
+            "/apps/A/address-books/B/duplicates", "/apps/A/address-books/B/consolidate", "/apps/A/names/settings",
+            "/apps/layer%3A%2F%2F%2Fapps%2FA/persons", "/apps/layer%3A%2F%2F%2Fapps%2FA/names/settings"],
     blocked: ["/internal/v1/introspect", "/internal/v1/signals", "/conversations/../internal/v1/signals",
               "//internal/v1/signals", "/%69nternal/v1/signals", "/admin/apps", "/health/ready",
               "/health/live", "/metrics", "/openapi.yaml", "/conversationsx", "/syncing", "/nonce",
-              "/apps/A/internal/v1/signals"],
+              "/apps/A/internal/v1/signals", "/internal/v1/relationships", "/persons/../internal/v1/relationships",
+              "/%69nternal/v1/relationships", "/personsx", "/resolver", "/routes", "/address-book", "/names/settings",
+              "/apps/A/internal/v1/relationships", "/apps/A/users/u/persons"],
 }
 problems = []
 for target, paths in expected.items():
@@ -403,7 +437,7 @@ print("\n".join(problems) or f"{sum(map(len, expected.values()))} paths routed a
 sys.exit(1 if problems else 0)
 PY
 }
-check "edge routes: auth, sync, push, and nothing internal" nginx_routes
+check "edge routes: auth, sync, push, names, and nothing internal" nginx_routes
 
 # --- Development certificates ----------------------------------------------------------------
 

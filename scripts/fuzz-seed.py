@@ -6,13 +6,15 @@ Schemathesis generates path parameters at random, and a random conversation or a
 reaches the "not found" branch of a route. So this signs in two users the way a client does
 (a nonce, an identity token from `layer token`, POST /sessions), mints Server API tokens with
 `layer admin`, makes a few real objects (conversations, messages, an announcement, content, a
-device certificate, a provider key) and hands their ids to schemathesis as dictionaries: most
-generated requests use a real id, the rest a generated one. The objects are spares wherever a
+device certificate, a provider key; persons, a claimed one among them, and address books of the
+names service) and hands their ids to schemathesis as dictionaries: most generated requests use a
+real id, the rest a generated one. The objects are spares wherever a
 fuzzed request could destroy what the run itself needs: the credentials schemathesis sends are
 never among the values it may delete, revoke, suspend or challenge.
 
 The same ids also become the examples of the path parameters in a copy of each DOCUMENT
-(OUT_DIR/<name>.yaml): schemathesis's examples and coverage phases build every case from the
+(OUT_DIR/<name>.yaml), and of the request bodies that hold ids (the names service's route and
+consolidate requests): schemathesis's examples and coverage phases build every case from the
 examples, and the documents' own examples name nothing that exists. Nothing else in the documents
 changes. Writes OUT_DIR/schemathesis.toml (credentials, the dictionaries, the generation settings)
 and prints nothing on success. Needs PyYAML, which schemathesis brings.
@@ -130,6 +132,28 @@ def main() -> None:
     ).stdout
     certificate = call("POST", "/certificates", {"csr": csr})["id"]
 
+    # Persons and address books of the names service: Alice's own person, which she claims (so
+    # that the owner's routes reach their owner's branch), Bob's, and two the app's backend added;
+    # a book of Alice's with a duplicate in it, and one of the backend's.
+    persons_path, books_path = "/persons", "/address-books"
+    persons = [
+        call("POST", persons_path, {"persons": [{"first_name": "Fuzz", "last_name": "Alice", "addresses": [
+            {"type": "system", "value": "fuzz-alice"}, {"type": "email", "value": "fuzz-alice@example.com"}]}]}, as_alice)["persons"][0]["id"],
+        call("POST", persons_path, {"persons": [{"first_name": "Fuzz", "last_name": "Bob", "addresses": [
+            {"type": "system", "value": "fuzz-bob"}, {"type": "phone", "value": "+14155550100"}]}]}, as_bob)["persons"][0]["id"],
+    ]
+    persons += [person["id"] for person in call("POST", f"/apps/{app_uuid}{persons_path}", {"persons": [
+        {"first_name": "Carol", "last_name": "Fuzz", "addresses": [{"type": "system", "value": "fuzz-carol"},
+                                                                  {"type": "email", "value": "carol@example.com"}]},
+        {"first_name": "Caroline", "last_name": "Fuzz", "birthday": "1990-01-02", "addresses": [{"type": "email", "value": "carol@example.com"}]},
+    ]}, as_server)["persons"]]
+    call("POST", f"{persons_path}/{uuid_of(persons[0])}/claim", headers=as_alice)
+    contact = {"first_name": "Dora", "last_name": "Fuzz", "addresses": [{"type": "email", "value": "dora@example.com"}]}
+    alices_book = call("POST", books_path, {"contacts": [contact, contact, {"first_name": "Dorothy", "last_name": "Fuzz"}]}, as_alice)
+    books = [alices_book["id"], call("POST", f"/apps/{app_uuid}{books_path}", {"contacts": [contact]}, as_server)["id"]]
+    contacts = [item["id"] for item in alices_book["contacts"]]
+    addresses = ["email:fuzz-alice@example.com", "system:fuzz-alice", "phone:+14155550100", "email:carol@example.com"]
+
     def both_forms(identifiers):
         return [form for identifier in identifiers for form in (uuid_of(identifier), identifier)]
 
@@ -144,6 +168,9 @@ def main() -> None:
         "provider": both_forms([keys["iss"]]),
         "key": both_forms([keys["kid"]]),
         "certificate": both_forms([certificate]),
+        "person": both_forms(persons),
+        "book": both_forms(books),
+        "address": addresses,
         # /sessions/{token} ends a session and /admin/apps/{app}/tokens/{token} revokes a Server
         # API token: the spares only.
         "token": [spare_session, uuid_of(spare_token_id), spare_token_id],
@@ -153,6 +180,12 @@ def main() -> None:
         "serverAPIToken": ("bearer", server),
         "operatorToken": ("bearer", dev["operator_token"]),
     }
+    # Request bodies that name real objects: dictionaries only fill parameters, so these become
+    # the examples of the body schemas that hold ids (the examples phase builds cases from them).
+    body_examples = {
+        "NamesRouteRequest": {"address": "system:fuzz-bob", "app_id": app_uuid},
+        "NamesConsolidate": {"keep": contacts[0], "merge": contacts[1]},
+    }
     for source in documents:
         name = source.rsplit("/", 1)[-1].removesuffix(".yaml")
         with open(source) as file:
@@ -160,6 +193,9 @@ def main() -> None:
         for parameter in document.get("components", {}).get("parameters", {}).values():
             if parameter.get("in") == "path" and parameter["name"] in dictionaries and parameter["name"] != "token":
                 parameter["example"] = dictionaries[parameter["name"]][0]
+        for schema_name, schema in document.get("components", {}).get("schemas", {}).items():
+            if schema_name in body_examples:
+                schema["example"] = body_examples[schema_name]
         with open(f"{out_dir}/{name}.yaml", "w") as file:
             yaml.safe_dump(document, file, sort_keys=False, allow_unicode=True)
         write_config(f"{out_dir}/{name}.toml", document, credentials, dictionaries, max_examples, cache)
@@ -195,6 +231,9 @@ def write_config(path, document, credentials, dictionaries, max_examples, cache)
     lines += ["", "[parameters]"]
     for name in dictionaries:
         lines.append(f'"path.{name}" = {{ dictionary = "{name}", probability = 0.8 }}')
+    # The addresses GET /resolve looks up (address) and knows (known), like the path's.
+    for name in ("address", "known"):
+        lines.append(f'"query.{name}" = {{ dictionary = "address", probability = 0.8 }}')
     if "streamEvents" in operations:
         # The event stream never ends by itself: read at most one event, for at most two seconds.
         lines += ["", "[[operations]]", 'include-operation-id = "streamEvents"', "request-timeout = 2", "max-stream-events = 1"]

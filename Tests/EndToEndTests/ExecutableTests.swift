@@ -1,5 +1,6 @@
 import Foundation
 import LayerAuth
+import LayerNames
 import LayerServer
 import LayerTesting
 import Testing
@@ -15,7 +16,9 @@ import Testing
             ])
         let status = try await child.wait(timeout: .seconds(30))
         #expect(status == 78)
-        for missing in ["LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "LAYER_OPERATOR_TOKEN", "LAYER_CA_KEY_SECRET", "LAYER_PORT"] {
+        for missing in [
+            "LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "LAYER_OPERATOR_TOKEN", "LAYER_CA_KEY_SECRET", "LAYER_PORT",
+        ] {
             #expect(child.output.contains(missing), "\(missing) is not named: \(child.output)")
         }
     }
@@ -36,7 +39,8 @@ import Testing
             if ready?.status != 200 { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(ready?.status == 200, "\(child.output)")
-        let created = try await client.request(.POST, "/admin/apps", headers: [("Authorization", "Bearer operator")], json: ["name": "standalone"])
+        let created = try await client.request(
+            .POST, "/admin/apps", headers: [("Authorization", "Bearer operator")], json: ["name": "standalone"])
         #expect(created.status == 201)
         child.signal(SIGTERM)
         #expect(try await child.wait(timeout: .seconds(30)) == 0)
@@ -58,20 +62,23 @@ import Testing
         }
         let suite = try await run(["openapi"])
         #expect(suite.status == 0, "\(suite.output)")
-        #expect(try OpenAPIDocument(yaml: suite.output).root["info"]?["title"] == "Layerline suite (auth + sync)")
+        #expect(try OpenAPIDocument(yaml: suite.output).root["info"]?["title"] == "Layerline suite (auth + sync + names)")
         let auth = try await run(["openapi", "--service", "auth"])
         #expect(auth.status == 0 && auth.output == AuthService.openAPI)
+        let names = try await run(["openapi", "--service", "names"])
+        #expect(names.status == 0 && names.output == NamesService.openAPI)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let written = try await run(["openapi", "--out", directory.path])
         #expect(written.status == 0, "\(written.output)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(Set(files) == ["auth.yaml", "sync.yaml", "suite.yaml"])
+        #expect(Set(files) == ["auth.yaml", "sync.yaml", "names.yaml", "suite.yaml"])
         #expect(try String(contentsOf: directory.appendingPathComponent("suite.yaml"), encoding: .utf8) == suite.output)
         #expect(try String(contentsOf: directory.appendingPathComponent("auth.yaml"), encoding: .utf8) == auth.output)
+        #expect(try String(contentsOf: directory.appendingPathComponent("names.yaml"), encoding: .utf8) == names.output)
 
         let unknown = try await run(["openapi", "--service", "billing"])
-        #expect(unknown.status != 0 && unknown.output.contains("auth, sync"), "\(unknown.output)")
+        #expect(unknown.status != 0 && unknown.output.contains("auth, sync, names"), "\(unknown.output)")
     }
 }
