@@ -156,6 +156,13 @@ import Testing
                 contentType: "text/vcard")
             #expect(broken.status == 422, "\(broken.text)")
             #expect(broken.json?["data"]?["errors"]?.arrayValue?.isEmpty == false)
+            // A social profile without a service is skipped, not a crash.
+            for line in ["X-SOCIALPROFILE;TYPE=:x", "IMPP;X-SERVICE-TYPE=:x", "IMPP;TYPE=:"] {
+                let odd = try await user.client.request(
+                    .POST, "/address-books", headers: user.headers,
+                    body: ByteBuffer(string: "BEGIN:VCARD\nFN:A\n\(line)\nEND:VCARD\n"), contentType: "text/vcard")
+                #expect(odd.status == 201, "\(line): \(odd.text)")
+            }
         }
     }
 }

@@ -45,6 +45,11 @@ import Testing
         try await refuses([["first_name": "Ann", "nickname": "Annie"]], index: 0, property: "nickname")
     }
 
+    @Test func anEmptyAddressValue() async throws {
+        try await refuses([person("Ann", nil, [("system", "")])], index: 0, property: "addresses[0].value")
+        try await refuses([person("Ann", nil, [("twitter", " @ ")])], index: 0, property: "addresses[0].value")
+    }
+
     @Test func anEmptyPerson() async throws {
         try await refuses([[:]], index: 0, property: "")
         try await refuses([["first_name": "   ", "addresses": []]], index: 0, property: "")
@@ -53,6 +58,8 @@ import Testing
     @Test func anImpossibleBirthday() async throws {
         try await refuses([person("Ann", "Lee", birthday: "2023-02-30")], index: 0, property: "birthday")
         try await refuses([person("Ann", "Lee", birthday: "12/05/1980")], index: 0, property: "birthday")
+        try await refuses([person("Ann", "Lee", birthday: "2000-+1-+1")], index: 0, property: "birthday")
+        try await refuses([person("Ann", "Lee", birthday: "--+1-+1")], index: 0, property: "birthday")
     }
 
     @Test func namesInAnyScriptAreAccepted() async throws {

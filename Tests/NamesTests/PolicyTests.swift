@@ -39,8 +39,11 @@ import Testing
                     withAllowedCharacters: .layerUnreserved)!,
                 ["hidden": true])
             #expect(hidden.status == 200, "\(hidden.text)")
-            let known = try await ada.patch("/persons/\(bareUUID(id))/addresses/email:ada@example.com", ["policy": "known_only"])
-            #expect(known.status == 200)
+            // A Layer-Patch document works as well as a JSON object.
+            let known = try await ada.client.request(
+                .PATCH, "/persons/\(bareUUID(id))/addresses/email:ada@example.com", headers: ada.headers,
+                json: [["operation": "set", "property": "policy", "value": "known_only"]], contentType: MediaType.layerPatch)
+            #expect(known.status == 200, "\(known.text)")
 
             let own = try #require(try await ada.get("/persons/\(bareUUID(id))").json)
             #expect(own["addresses"]?.arrayValue?.count == 3, "the owner sees every address")

@@ -95,16 +95,15 @@ struct PersonsController: Sendable {
     }
 
     @Sendable func patchPerson(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        struct Body: Decodable {
-            var barredApps: [String]
-            enum CodingKeys: String, CodingKey { case barredApps = "barred_apps" }
-        }
         let caller = try caller(context)
         let id = try context.parameters.layerID("person", as: .persons).uuid
-        let body = try await request.decodeJSON(Body.self, allowedKeys: ["barred_apps"])
-        let apps = try body.barredApps.map { text in
-            guard let app = LayerID(parsing: text, as: .apps) else {
-                throw APIError.invalid("barred_apps", "barred_apps is a list of app ids; '\(text)' is not one.")
+        let fields = try await Self.patchFields(request, allowed: ["barred_apps"])
+        guard case .array(let list)? = fields["barred_apps"] else {
+            throw APIError(.missingProperty, "Set barred_apps, a list of app ids.", property: "barred_apps")
+        }
+        let apps = try list.map { item in
+            guard case .string(let text) = item, let app = LayerID(parsing: text, as: .apps) else {
+                throw APIError.invalid("barred_apps", "barred_apps is a list of app ids (layer:///apps/<uuid>).")
             }
             return app.uuid
         }
@@ -112,28 +111,57 @@ struct PersonsController: Sendable {
     }
 
     @Sendable func patchAddress(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        struct Body: Decodable {
-            var policy: String?
-            var removed: Bool?
-            var hidden: Bool?
-        }
         let caller = try caller(context)
         let id = try context.parameters.layerID("person", as: .persons).uuid
         let raw = try context.parameters.require("address")
         let address = try AddressKey.parse(
             Self.decoded(Substring(raw)), property: "address",
             defaultRegion: try await directory.region(caller.app, logger: context.logger))
-        let body = try await request.decodeJSON(Body.self, allowedKeys: ["policy", "removed", "hidden"])
-        if let policy = body.policy, policy != "public", policy != "known_only" {
-            throw APIError.invalid("policy", "policy is public or known_only.")
+        let fields = try await Self.patchFields(request, allowed: ["policy", "removed", "hidden"])
+        var policy: String?
+        switch fields["policy"] {
+        case nil: break
+        case .string(let value)? where value == "public" || value == "known_only": policy = value
+        default: throw APIError.invalid("policy", "policy is public or known_only.")
         }
-        guard body.policy != nil || body.removed != nil || body.hidden != nil else {
+        func flag(_ name: String) throws -> Bool? {
+            switch fields[name] {
+            case nil: return nil
+            case .bool(let value)?: return value
+            default: throw APIError.invalid(name, "\(name) is true or false.")
+            }
+        }
+        let (removed, hidden) = (try flag("removed"), try flag("hidden"))
+        guard policy != nil || removed != nil || hidden != nil else {
             throw APIError(.missingProperty, "Set at least one of policy, removed and hidden.", property: "policy")
         }
         return try Response.json(
             try await directory.setPolicy(
-                id, address: address, policy: body.policy, removed: body.removed, hidden: body.hidden, caller: caller,
-                logger: context.logger))
+                id, address: address, policy: policy, removed: removed, hidden: hidden, caller: caller, logger: context.logger))
+    }
+
+    /// The fields a PATCH sets: a JSON object of them, or a Layer-Patch document (`Content-Type:
+    /// application/vnd.layer-patch+json`) of `set` operations.
+    static func patchFields(_ request: Request, allowed: Set<String>) async throws -> [String: JSONValue] {
+        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        var fields: [String: JSONValue] = [:]
+        if type == MediaType.layerPatch {
+            for (index, operation) in try await request.decodeLayerPatch().enumerated() {
+                guard allowed.contains(operation.property) else {
+                    throw APIError.invalid(
+                        operation.property, "'\(operation.property)' is not a property that can be changed here.")
+                }
+                guard operation.operation == .set, let value = operation.value else {
+                    throw APIError.invalid("\(index).operation", "Only set operations with a value change \(operation.property).")
+                }
+                fields[operation.property] = value
+            }
+        } else {
+            let body = try await request.decodeJSON(JSONValue.self)
+            try allowOnly(allowed, in: body)
+            if case .object(let object) = body { fields = object }
+        }
+        return fields
     }
 
     @Sendable func createBook(_ request: Request, context: LayerRequestContext) async throws -> Response {

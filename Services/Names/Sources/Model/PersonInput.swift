@@ -55,7 +55,7 @@ struct PersonReader: Sendable {
             throw APIError(
                 .invalidProperty, "Record \(first.index) of '\(name)': \(first.reason)",
                 data: .object([
-                    "property": .string("\(name)[\(first.index)].\(first.property)"),
+                    "property": .string("\(name)[\(first.index)]" + (first.property.isEmpty ? "" : ".\(first.property)")),
                     "errors": .array(problems.prefix(1000).map(\.json)),
                 ]))
         }
@@ -186,7 +186,9 @@ struct PersonReader: Sendable {
     /// `YYYY-MM-DD`, `YYYY-MM`, `YYYY` or `--MM-DD`, with a month and day that exist.
     static func isBirthday(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        func number(_ part: String, digits: Int) -> Int? { part.count == digits && part.allSatisfy(\.isASCII) ? Int(part) : nil }
+        func number(_ part: String, digits: Int) -> Int? {
+            part.count == digits && part.allSatisfy { $0.isASCII && $0.isNumber } ? Int(part) : nil
+        }
         func valid(month: Int, day: Int?, year: Int?) -> Bool {
             guard (1...12).contains(month) else { return false }
             guard let day else { return true }

@@ -84,12 +84,12 @@ enum VCard {
                     current?["gender"] = .string(["M": "m", "F": "f", "O": "x", "N": "x", "U": "x"][sex.uppercased()] ?? sex)
                 }
             case "X-SOCIALPROFILE", "IMPP":
-                let service = parameters.compactMap { $0.hasPrefix("TYPE=") || $0.hasPrefix("X-SERVICE-TYPE=") ? $0 : nil }
-                    .first.map { String($0.split(separator: "=")[1]).lowercased() }
+                let service = parameters.first { $0.hasPrefix("TYPE=") || $0.hasPrefix("X-SERVICE-TYPE=") }
+                    .map { String($0.drop { $0 != "=" }.dropFirst()).lowercased() }
                 var handle = unescape(value)
                 if let slash = handle.lastIndex(of: "/") { handle = String(handle[handle.index(after: slash)...]) }
                 if let colon = handle.firstIndex(of: ":") { handle = String(handle[handle.index(after: colon)...]) }
-                if let service, !handle.isEmpty, service.allSatisfy({ $0.isLetter }) {
+                if let service, !service.isEmpty, !handle.isEmpty, service.allSatisfy({ $0.isASCII && $0.isLetter }) {
                     addresses.append(["type": .string(service), "value": .string(handle)])
                 }
             default:
