@@ -47,7 +47,7 @@ struct SettingsController: Sendable {
                 "default_region",
                 "'\(region)' is not a region whose phone numbers are known (ISO 3166 alpha-2, such as US or GB).")
         }
-        try await directory.settings.setRegion(app: app, region: region, logger: context.logger)
+        try await directory.setRegion(app, region, logger: context.logger)
         return try Response.json(["default_region": .string(region)] as JSONValue)
     }
 }

@@ -10,7 +10,8 @@ extension Directory {
         var person: UUID
         var score: Double
         var users: [String]
-        var ownership: PolicyRepository.Ownership?
+        var owner: String?
+        var barredApps: [UUID]
     }
 
     /// The persons `address` may name for `caller`, best first. Hidden addresses, barred apps
@@ -18,28 +19,25 @@ extension Directory {
     /// removed address counts a quarter. Between candidates scored alike, the one the caller has
     /// messaged or called most comes first.
     func candidates(for address: AddressKey, known: AddressKey?, caller: Caller, logger: Logger) async throws -> [Candidate] {
-        let holders = try await persons.holders(app: caller.app, of: address, logger: logger)
         var found: [Candidate] = []
-        try await persons.read(logger: logger) { connection in
-            let stored = try await persons.persons(app: caller.app, ids: holders.map(\.person), connection, logger)
-            for holder in holders {
-                guard let person = stored[holder.person] else { continue }
-                let users = person.document.systemUsers
-                let ownership = try await policies.ownership(app: caller.app, users: users, connection, logger)
-                let policy = ownership?.policies[address] ?? .init()
-                let isOwner = ownership != nil && ownership?.owner == caller.user
-                if !isOwner {
-                    if policy.hidden || ownership?.barredApps.contains(caller.app) == true { continue }
-                    if policy.policy == "known_only" {
-                        guard let known, known != address,
-                            person.document.record.addresses.contains(where: { $0.type == known.type && $0.value == known.value })
-                        else { continue }
-                    }
+        for holder in try await persons.holders(app: caller.app, of: address, logger: logger) {
+            let isOwner = holder.owner != nil && holder.owner == caller.user
+            if !isOwner {
+                if holder.policy.hidden || holder.barredApps.contains(caller.app) { continue }
+                if holder.policy.policy == "known_only" {
+                    guard let known, known != address,
+                        holder.person.document.record.addresses.contains(where: {
+                            $0.type == known.type && $0.value == known.value
+                        })
+                    else { continue }
                 }
-                var score = address.type == "system" || holder.verified ? 0.99 : 1 - pow(0.5, Double(holder.sources + 1))
-                if policy.removed { score *= 0.25 }
-                found.append(Candidate(person: holder.person, score: score, users: users, ownership: ownership))
             }
+            var score = address.type == "system" || holder.verified ? 0.99 : 1 - pow(0.5, Double(holder.sources + 1))
+            if holder.policy.removed { score *= 0.25 }
+            found.append(
+                Candidate(
+                    person: holder.person.id, score: score, users: holder.person.document.systemUsers, owner: holder.owner,
+                    barredApps: holder.barredApps))
         }
         guard found.count > 1 else { return found }
         var ties: [String: Int64] = [:]
@@ -73,13 +71,16 @@ extension Directory {
         guard let best = try await candidates(for: address, known: nil, caller: caller, logger: logger).first else {
             throw APIError.notFound("No person with the address \(address)")
         }
-        if best.ownership?.barredApps.contains(app) == true {
+        if best.barredApps.contains(app) {
             throw APIError(.accessDenied, "The person does not let that app reach them.")
         }
         // Each app has a store of its own: a person is known in no other app.
         guard app == caller.app else { throw APIError.notFound("The person has no address in that app, or the app") }
+        let ownership = try await persons.read(logger: logger) { connection in
+            try await policies.ownership(app: caller.app, users: best.users, connection, logger)
+        }
         let usable = best.users.first { user in
-            let policy = best.ownership?.policies[AddressKey(type: "system", value: user)] ?? .init()
+            let policy = ownership?.policies[AddressKey(type: "system", value: user)] ?? .init()
             return policy.policy == "public" && !policy.hidden && !policy.removed
         }
         guard let user = usable else { throw APIError.notFound("The person has no address in that app") }

@@ -4,6 +4,7 @@ import LayerServer
 import Logging
 import NameMatching
 import PostgresNIO
+import Synchronization
 
 /// What the routes of the name resolution service do, for users and for the app's backend alike.
 struct Directory: Sendable {
@@ -14,6 +15,7 @@ struct Directory: Sendable {
     let settings: SettingsRepository
     let deduplicator: Deduplicator
     let defaultRegion: String
+    let regions = RegionCache()
 
     /// Pairs at or above this probability are reported as likely duplicates.
     static let reportedProbability = 0.5
@@ -35,7 +37,15 @@ struct Directory: Sendable {
 
     /// The region national phone numbers are read in for `app`.
     func region(_ app: UUID, logger: Logger) async throws -> String {
-        try await settings.region(app: app, logger: logger) ?? defaultRegion
+        if let region = regions.get(app) { return region }
+        let region = try await settings.region(app: app, logger: logger) ?? defaultRegion
+        regions.set(app, region)
+        return region
+    }
+
+    func setRegion(_ app: UUID, _ region: String, logger: Logger) async throws {
+        try await settings.setRegion(app: app, region: region, logger: logger)
+        regions.set(app, region)
     }
 
     func reader(_ caller: Caller, logger: Logger) async throws -> PersonReader {
@@ -128,5 +138,26 @@ struct Directory: Sendable {
         let (_, ownership) = try await ownedPerson(id, caller: caller, logger: logger)
         try await policies.setBarredApps(app: caller.app, user: ownership.owner, barred: apps, logger: logger)
         return try await self.person(id, caller: caller, logger: logger)
+    }
+}
+
+/// Each app's phone region, kept for a few seconds: every request reads it, and it seldom changes
+/// (another replica's change shows here within ``lifetime``).
+final class RegionCache: Sendable {
+    static let lifetime = Duration.seconds(5)
+    private let entries = Mutex<[UUID: (region: String, until: ContinuousClock.Instant)]>([:])
+
+    func get(_ app: UUID) -> String? {
+        entries.withLock { entries in
+            guard let entry = entries[app], entry.until > .now else { return nil }
+            return entry.region
+        }
+    }
+
+    func set(_ app: UUID, _ region: String) {
+        entries.withLock { entries in
+            if entries.count > 10_000 { entries.removeAll() }
+            entries[app] = (region, .now + Self.lifetime)
+        }
     }
 }

@@ -81,21 +81,6 @@ struct PersonRepository: PostgresRepository {
         try await read(logger: logger) { try await persons(app: app, ids: [id], $0, logger)[id] }
     }
 
-    /// The persons that hold `address`, with how many entries state it and whether it is verified.
-    func holders(app: UUID, of address: AddressKey, logger: Logger) async throws -> [(person: UUID, verified: Bool, sources: Int)]
-    {
-        let rows = try await postgres.query(
-            """
-            SELECT person_id, verified, sources FROM names.addresses
-            WHERE app_id = \(app) AND type = \(address.type) AND value = \(address.value) ORDER BY person_id
-            """, logger: logger)
-        var result: [(UUID, Bool, Int)] = []
-        for try await (person, verified, sources) in rows.decode((UUID, Bool, Int32).self) {
-            result.append((person, verified, Int(sources)))
-        }
-        return result
-    }
-
     /// Drops tiers 2 and 3 of an app and computes them again from tier 1, oldest entry first;
     /// the number of entries replayed.
     @discardableResult
@@ -138,5 +123,50 @@ struct PersonRepository: PostgresRepository {
                 replayed += entries.count
             }
         }
+    }
+}
+
+extension PersonRepository {
+    /// A person that holds an address, with what resolution needs in one read: the person, its
+    /// owner if it was claimed, the apps they bar and the policy of that address.
+    struct Holder: Sendable {
+        var person: Person
+        var verified: Bool
+        var sources: Int
+        var owner: String?
+        var barredApps: [UUID]
+        var policy: PolicyRepository.AddressPolicy
+    }
+
+    func holders(app: UUID, of address: AddressKey, logger: Logger) async throws -> [Holder] {
+        let rows = try await postgres.query(
+            """
+            SELECT a.person_id, a.verified, a.sources, p.record::text, p.created_at, p.updated_at, c.user_id, c.barred_apps,
+                   coalesce(pol.policy, 'public'), coalesce(pol.removed, false), coalesce(pol.hidden, false)
+            FROM names.addresses a
+            JOIN names.persons p ON p.app_id = a.app_id AND p.id = a.person_id
+            LEFT JOIN LATERAL (
+                SELECT c.user_id, c.barred_apps FROM names.claims c
+                JOIN names.addresses s ON s.app_id = c.app_id AND s.type = 'system' AND s.value = c.user_id
+                WHERE c.app_id = a.app_id AND s.person_id = a.person_id ORDER BY c.user_id LIMIT 1) c ON true
+            LEFT JOIN names.address_policies pol
+                ON pol.app_id = a.app_id AND pol.user_id = c.user_id AND pol.type = a.type AND pol.value = a.value
+            WHERE a.app_id = \(app) AND a.type = \(address.type) AND a.value = \(address.value)
+            ORDER BY a.person_id
+            """, logger: logger)
+        var result: [Holder] = []
+        let decoder = JSONDecoder()
+        for try await row in rows {
+            let (id, verified, sources, text, created, updated, owner, barred, policy, removed, hidden) = try row.decode(
+                (UUID, Bool, Int32, String, Date, Date, String?, [UUID]?, String, Bool, Bool).self)
+            result.append(
+                Holder(
+                    person: Person(
+                        id: id, document: try decoder.decode(PersonDocument.self, from: Data(text.utf8)), createdAt: created,
+                        updatedAt: updated),
+                    verified: verified, sources: Int(sources), owner: owner, barredApps: barred ?? [],
+                    policy: .init(policy: policy, removed: removed, hidden: hidden)))
+        }
+        return result
     }
 }
