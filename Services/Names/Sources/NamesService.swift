@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import LayerModels
 import LayerServer
@@ -34,6 +35,13 @@ public struct NamesService: ConfigurableService {
 
     /// A Server API import holds up to 10,000 records.
     public var largestRequestBody: Int { 32 * 1024 * 1024 }
+
+    /// Imports of many records (`POST …/persons`, `…/address-books`) may take a minute; the
+    /// rest keeps the usual deadline.
+    public func requestDeadline(_ head: HTTPRequest) -> Duration? {
+        guard head.method == .post, let path = head.path?.split(separator: "?").first else { return nil }
+        return path.hasSuffix("/persons") || path.hasSuffix("/address-books") ? .seconds(60) : nil
+    }
 
     public func addRoutes(to router: Router<LayerRequestContext>) {
         let client = router.group()

@@ -100,14 +100,18 @@ public struct DeadlineResponder<Base: HTTPResponder>: HTTPResponder where Base.C
     /// The largest body a bounded request may have (the largest a route of the hosted services
     /// takes); each route has its own, smaller or equal limit.
     let largestBody: Int
+    /// A longer deadline for the requests that need one (a bulk import), nil for the others.
+    let longerLimit: @Sendable (HTTPRequest) -> Duration?
 
     public init(
         _ base: Base, limit: Duration, largestBody: Int = 4 * 1024 * 1024,
+        longerLimit: @escaping @Sendable (HTTPRequest) -> Duration? = { _ in nil },
         isExempt: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }
     ) {
         self.base = base
         self.limit = limit
         self.largestBody = largestBody
+        self.longerLimit = longerLimit
         self.isExempt = isExempt
     }
 
@@ -126,6 +130,7 @@ public struct DeadlineResponder<Base: HTTPResponder>: HTTPResponder where Base.C
         }
         let base = self.base
         do {
+            let limit = longerLimit(request.head).map { max($0, self.limit) } ?? self.limit
             return try await withDeadline(limit) { [request] in try await base.respond(to: request, context: context) }
         } catch let exceeded as DeadlineExceeded {
             let requestID = ErrorMiddleware.requestID(from: request)

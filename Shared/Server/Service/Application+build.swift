@@ -73,6 +73,7 @@ public func buildApplication(
         responder: DeadlineResponder(
             MethodOverrideResponder(router.buildResponder()), limit: settings.requestTimeout,
             largestBody: services.map { $0.largestRequestBody }.max() ?? 4 * 1024 * 1024,
+            longerLimit: { head in exempt.lazy.compactMap { $0.requestDeadline(head) }.first },
             isExempt: { head in exempt.contains { $0.streamsRequestBody(head) } }),
         server: httpServer,
         configuration: .init(

@@ -33,6 +33,9 @@ public protocol LayerService: Sendable {
     func streamsRequestBody(_ head: HTTPRequest) -> Bool
     /// The largest body one of its routes takes whole (4 MB unless a route needs more).
     var largestRequestBody: Int { get }
+    /// A deadline longer than `LAYER_REQUEST_TIMEOUT_MS` for requests that need one (a bulk
+    /// import); nil for the usual one.
+    func requestDeadline(_ head: HTTPRequest) -> Duration?
 }
 
 extension LayerService {
@@ -45,6 +48,7 @@ extension LayerService {
     public var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { nil }
     public func streamsRequestBody(_ head: HTTPRequest) -> Bool { false }
     public var largestRequestBody: Int { 4 * 1024 * 1024 }
+    public func requestDeadline(_ head: HTTPRequest) -> Duration? { nil }
 }
 
 /// A service of the suite's catalogue: what is known of it before it is built (its name, port,

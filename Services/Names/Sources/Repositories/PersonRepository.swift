@@ -56,8 +56,11 @@ struct PersonRepository: PostgresRepository {
         return (try await linker.link(app: app, entries, connection, logger), ids)
     }
 
-    /// One app's writers take turns.
+    /// One app's writers take turns. An import of thousands of records computes between its
+    /// statements, so its transaction gets the minute its request has (``NamesService/requestDeadline(_:)``).
     func lock(app: UUID, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("SET LOCAL idle_in_transaction_session_timeout = 60000", logger: logger)
+        try await connection.query("SET LOCAL statement_timeout = 60000", logger: logger)
         try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(app.lowercased), 83))", logger: logger)
     }
 
