@@ -60,13 +60,11 @@ struct Directory: Sendable {
         let region = try await region(caller.app, logger: logger)
         let ids = try await persons.add(app: caller.app, people, submitter: caller.user, region: region, logger: logger)
         return try await persons.read(logger: logger) { connection in
-            var rendered: [JSONValue] = []
             let stored = try await persons.persons(app: caller.app, ids: ids, connection, logger)
-            for id in ids {
-                guard let person = stored[id] else { continue }
-                let ownership = try await policies.ownership(
-                    app: caller.app, users: person.document.systemUsers, connection, logger)
-                rendered.append(PersonObject.render(person, ownership: ownership, viewer: caller))
+            let ownerships = try await policies.ownerships(
+                app: caller.app, persons: stored.mapValues(\.document.systemUsers), connection, logger)
+            let rendered = ids.compactMap { id in
+                stored[id].map { PersonObject.render($0, ownership: ownerships[id], viewer: caller) }
             }
             let matches = try await MatchRepository.matches(
                 app: caller.app, involving: Array(Set(ids)), minProbability: Self.reportedProbability, connection, logger)

@@ -52,6 +52,37 @@ struct PolicyRepository: PostgresRepository {
         return ownership
     }
 
+    /// ``ownership(app:users:_:_:)`` of many persons at once (keyed as `persons` is), in two reads.
+    func ownerships(app: UUID, persons: [UUID: [String]], _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> [UUID: Ownership]
+    {
+        let users = Array(Set(persons.values.joined()))
+        guard !users.isEmpty else { return [:] }
+        var claims: [String: [UUID]] = [:]
+        let rows = try await connection.query(
+            "SELECT user_id, barred_apps FROM names.claims WHERE app_id = \(app) AND user_id = ANY(\(users))", logger: logger)
+        for try await (user, barred) in rows.decode((String, [UUID]).self) { claims[user] = barred }
+        guard !claims.isEmpty else { return [:] }
+        var policies: [String: [AddressKey: AddressPolicy]] = [:]
+        let policyRows = try await connection.query(
+            """
+            SELECT user_id, type, value, policy, removed, hidden FROM names.address_policies
+            WHERE app_id = \(app) AND user_id = ANY(\(Array(claims.keys)))
+            """, logger: logger)
+        for try await (user, type, value, policy, removed, hidden) in policyRows.decode(
+            (String, String, String, String, Bool, Bool).self)
+        {
+            policies[user, default: [:]][AddressKey(type: type, value: value)] = AddressPolicy(
+                policy: policy, removed: removed, hidden: hidden)
+        }
+        var result: [UUID: Ownership] = [:]
+        for (person, users) in persons {
+            guard let owner = users.filter({ claims[$0] != nil }).min() else { continue }
+            result[person] = Ownership(owner: owner, barredApps: claims[owner] ?? [], policies: policies[owner] ?? [:])
+        }
+        return result
+    }
+
     func claim(app: UUID, user: String, logger: Logger) async throws {
         try await write(
             "INSERT INTO names.claims (app_id, user_id) VALUES (\(app), \(user)) ON CONFLICT DO NOTHING", logger: logger)
