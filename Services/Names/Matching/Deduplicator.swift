@@ -29,7 +29,7 @@ public struct Deduplicator: Sendable {
     /// Blocks holding more records than this are not compared within.
     public var maximumBlockSize: Int
 
-    public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 300) }
+    public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 100) }
 
     public init(model: MatchModel, maximumBlockSize: Int) {
         self.model = model
@@ -37,10 +37,14 @@ public struct Deduplicator: Sendable {
     }
 
     /// Every candidate pair inside `records` (`a < b`) at or above `minProbability`. Probabilities are
-    /// for a set of `records.count` records (``MatchModel/scaled(toRecords:)``).
+    /// for a set of `records.count` records, or of the model's ``MatchModel/recordCount`` if that is
+    /// more: the chance of a namesake depends on how many people there are to be confused with, and a
+    /// short list (an address book, candidates fetched by key) is drawn from a bigger population.
+    /// Set the model's count to the size of the store (``MatchModel/scaled(toRecords:)``) when the
+    /// records are a part of it.
     public func pairs(in records: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
         let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
-        let weights = MatchModel.Weights(model.scaled(toRecords: records.count))
+        let weights = MatchModel.Weights(model.scaled(toRecords: max(records.count, model.recordCount)))
         return scorePairs(count: records.count, rightCount: records.count, weights: weights, minProbability: minProbability) {
             i, visit in
             for block in index.blocksOfRecord[i] {
@@ -54,10 +58,11 @@ public struct Deduplicator: Sendable {
     }
 
     /// Every candidate pair between `new` (`a`, index into `new`) and `existing` (`b`) at or above
-    /// `minProbability`. Probabilities are for a set of all the records of both lists.
+    /// `minProbability`. Probabilities are for a set of all the records of both lists, or of the model's
+    /// ``MatchModel/recordCount`` if that is more (see ``pairs(in:minProbability:)``).
     public func pairs(between new: [MatchFeatures], and existing: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
         let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived) })
-        let weights = MatchModel.Weights(model.scaled(toRecords: new.count + existing.count))
+        let weights = MatchModel.Weights(model.scaled(toRecords: max(new.count + existing.count, model.recordCount)))
         return scorePairs(count: new.count, rightCount: existing.count, weights: weights, minProbability: minProbability) {
             i, visit in
             for key in BlockingKeys.keys(new[i].derived) {

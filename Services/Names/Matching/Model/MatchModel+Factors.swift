@@ -13,10 +13,16 @@ extension MatchModel {
     public static let nameLevels = [
         "both names the same, one of them not common", "both names the same and common",
         "both names agree (nickname, one name within the other)", "one name agrees, the other a typo apart",
-        "one name agrees, the other only alike", "both names alike", "one name agrees, the other differs",
+        "one name agrees, the other only alike", "both names alike",
+        "first name agrees, last name differs (a married name)", "last name agrees, first name differs (a relative)",
         "one name alike, the other differs", "one name known on one side only, it agrees",
         "one name known on one side only, it is alike", "names differ",
     ]
+
+    /// The name level of relatives: same family name, another first name. People of one household
+    /// share their home, town and landline, so for such pairs those fields are not counted (the
+    /// model's independence would count one fact, living together, three times).
+    static let relativeNameLevel = 8
 
     /// The level of each factor for a comparison (0: missing).
     static func factorLevels(_ comparison: Comparison) -> [Int] {
@@ -46,7 +52,7 @@ extension MatchModel {
         case (2, 2): return 2
         case (0, _), (_, 0):
             let known = max(first, last)
-            return agrees.contains(known) ? 9 : alike.contains(known) ? 10 : 11
+            return agrees.contains(known) ? 10 : alike.contains(known) ? 11 : 12
         default: break
         }
         let (strong, weak) = (min(first, last), max(first, last))
@@ -54,8 +60,9 @@ extension MatchModel {
         if agrees.contains(strong) && weak == 4 { return 4 }
         if agrees.contains(strong) && weak == 5 { return 5 }
         if alike.contains(strong) && alike.contains(weak) { return 6 }
-        if agrees.contains(strong) { return 7 }
-        if alike.contains(strong) { return 8 }
-        return 11
+        if agrees.contains(first) && last == 6 { return 7 }
+        if agrees.contains(last) && first == 6 { return relativeNameLevel }
+        if alike.contains(strong) { return 9 }
+        return 12
     }
 }
