@@ -28,6 +28,11 @@ public struct Deduplicator: Sendable {
     public var model: MatchModel
     /// Blocks holding more records than this are not compared within.
     public var maximumBlockSize: Int
+    /// Whether probabilities are for a set of the records passed in (the default; at least the
+    /// model's ``MatchModel/recordCount``), or for a set of the model's own count whatever is passed:
+    /// a store that compares new records with a few candidates at a time wants the same probability
+    /// for a pair however the records reached it.
+    public var scalesWithRecords = true
 
     public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 100) }
 
@@ -44,7 +49,7 @@ public struct Deduplicator: Sendable {
     /// records are a part of it.
     public func pairs(in records: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
         let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
-        let weights = MatchModel.Weights(model.scaled(toRecords: max(records.count, model.recordCount)))
+        let weights = weights(records: records.count)
         return scorePairs(count: records.count, rightCount: records.count, weights: weights, minProbability: minProbability) {
             i, visit in
             for block in index.blocksOfRecord[i] {
@@ -52,8 +57,8 @@ public struct Deduplicator: Sendable {
                 guard members.count <= maximumBlockSize else { continue }
                 for j in members where Int(j) > i { visit(Int(j)) }
             }
-        } compare: { i, j in
-            Comparison.compare(records[i], records[j])
+        } compare: { [derived = records.map(\.derived)] i, j in
+            Comparison.compare(derived[i], derived[j])
         }
     }
 
@@ -62,7 +67,7 @@ public struct Deduplicator: Sendable {
     /// ``MatchModel/recordCount`` if that is more (see ``pairs(in:minProbability:)``).
     public func pairs(between new: [MatchFeatures], and existing: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
         let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived) })
-        let weights = MatchModel.Weights(model.scaled(toRecords: max(new.count + existing.count, model.recordCount)))
+        let weights = weights(records: new.count + existing.count)
         return scorePairs(count: new.count, rightCount: existing.count, weights: weights, minProbability: minProbability) {
             i, visit in
             for key in BlockingKeys.keys(new[i].derived) {
@@ -71,9 +76,13 @@ public struct Deduplicator: Sendable {
                 guard members.count <= maximumBlockSize else { continue }
                 for j in members { visit(Int(j)) }
             }
-        } compare: { i, j in
-            Comparison.compare(new[i], existing[j])
+        } compare: { [left = new.map(\.derived), right = existing.map(\.derived)] i, j in
+            Comparison.compare(left[i], right[j])
         }
+    }
+
+    private func weights(records: Int) -> MatchModel.Weights {
+        MatchModel.Weights(scalesWithRecords ? model.scaled(toRecords: max(records, model.recordCount)) : model)
     }
 
     /// How many distinct candidate pairs `records` have, without scoring them.
