@@ -171,7 +171,8 @@ enum FieldComparators {
         let overlap = Double(common) / Double(min(x.tokens.count, y.tokens.count))
         let sameNumber = x.number == nil || y.number == nil || x.number == y.number
         if overlap >= 0.75 && sameNumber { return 2 }
-        if overlap >= 0.5 && (sameNumber || overlap >= 0.75) { return 3 }
+        // A house number alone in common is not an address in common.
+        if overlap >= 0.5 && common >= 2 && (sameNumber || overlap >= 0.75) { return 3 }
         return 5
     }
 

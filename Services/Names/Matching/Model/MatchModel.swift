@@ -91,7 +91,7 @@ public struct MatchModel: Hashable, Sendable, Codable {
     /// plus each factor's weight.
     public func logOdds(_ comparison: Comparison) -> Double {
         let levels = Self.factorLevels(comparison)
-        let relatives = levels[0] == Self.relativeNameLevel
+        let relatives = Self.relativeNameLevels.contains(levels[0])
         return zip(Self.factors.indices, levels).reduce(log(pairPrior / (1 - pairPrior))) {
             relatives && Self.householdFactors.contains($1.0) ? $0 : $0 + weight(factor: $1.0, level: $1.1)
         }
@@ -156,7 +156,9 @@ public struct MatchModel: Hashable, Sendable, Codable {
             let packed = comparison.pattern
             var total = prior + names[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
             var rest = packed >> 8
-            if MatchModel.nameTable[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)] == MatchModel.relativeNameLevel {
+            if (1 << UInt64(MatchModel.nameTable[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]))
+                & MatchModel.relativeLevelFlags != 0
+            {
                 rest &= ~householdMask
             }
             var field = 2
