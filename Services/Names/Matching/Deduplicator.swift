@@ -28,13 +28,13 @@ public struct Deduplicator: Sendable {
     public var model: MatchModel
     /// Blocks holding more records than this are not compared within.
     public var maximumBlockSize: Int
-    /// Whether probabilities are for a set of the records passed in (the default), or for a set of
-    /// the model's own ``MatchModel/recordCount`` whatever is passed: a store that compares new
-    /// records with a few candidates at a time wants the same probability for a pair however
-    /// the records reached it.
+    /// Whether probabilities are for a set of the records passed in (the default; at least the
+    /// model's ``MatchModel/recordCount``), or for a set of the model's own count whatever is passed:
+    /// a store that compares new records with a few candidates at a time wants the same probability
+    /// for a pair however the records reached it.
     public var scalesWithRecords = true
 
-    public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 300) }
+    public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 100) }
 
     public init(model: MatchModel, maximumBlockSize: Int) {
         self.model = model
@@ -42,7 +42,11 @@ public struct Deduplicator: Sendable {
     }
 
     /// Every candidate pair inside `records` (`a < b`) at or above `minProbability`. Probabilities are
-    /// for a set of `records.count` records (``MatchModel/scaled(toRecords:)``).
+    /// for a set of `records.count` records, or of the model's ``MatchModel/recordCount`` if that is
+    /// more: the chance of a namesake depends on how many people there are to be confused with, and a
+    /// short list (an address book, candidates fetched by key) is drawn from a bigger population.
+    /// Set the model's count to the size of the store (``MatchModel/scaled(toRecords:)``) when the
+    /// records are a part of it.
     public func pairs(in records: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
         let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
         let weights = weights(records: records.count)
@@ -53,13 +57,14 @@ public struct Deduplicator: Sendable {
                 guard members.count <= maximumBlockSize else { continue }
                 for j in members where Int(j) > i { visit(Int(j)) }
             }
-        } compare: { i, j in
-            Comparison.compare(records[i], records[j])
+        } compare: { [derived = records.map(\.derived)] i, j in
+            Comparison.compare(derived[i], derived[j])
         }
     }
 
     /// Every candidate pair between `new` (`a`, index into `new`) and `existing` (`b`) at or above
-    /// `minProbability`. Probabilities are for a set of all the records of both lists.
+    /// `minProbability`. Probabilities are for a set of all the records of both lists, or of the model's
+    /// ``MatchModel/recordCount`` if that is more (see ``pairs(in:minProbability:)``).
     public func pairs(between new: [MatchFeatures], and existing: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
         let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived) })
         let weights = weights(records: new.count + existing.count)
@@ -71,13 +76,13 @@ public struct Deduplicator: Sendable {
                 guard members.count <= maximumBlockSize else { continue }
                 for j in members { visit(Int(j)) }
             }
-        } compare: { i, j in
-            Comparison.compare(new[i], existing[j])
+        } compare: { [left = new.map(\.derived), right = existing.map(\.derived)] i, j in
+            Comparison.compare(left[i], right[j])
         }
     }
 
     private func weights(records: Int) -> MatchModel.Weights {
-        MatchModel.Weights(scalesWithRecords ? model.scaled(toRecords: records) : model)
+        MatchModel.Weights(scalesWithRecords ? model.scaled(toRecords: max(records, model.recordCount)) : model)
     }
 
     /// How many distinct candidate pairs `records` have, without scoring them.

@@ -76,6 +76,24 @@ import Testing
         #expect(between.map { [$0.a, $0.b] } == [[1, 0]])
     }
 
+    @Test func probabilitiesFollowTheNumberOfRecordsUnlessFixed() {
+        let pair = [original, original].map(MatchFeatures.init)
+        let crowd = pair + (0..<2_000).map { MatchFeatures(PersonRecord(firstName: "P\($0)", lastName: "Q\($0)")) }
+        let model = MatchModel.standard
+        let small = Deduplicator(model: model).pairs(in: pair, minProbability: 0)[0].probability
+        let large = Deduplicator(model: model).pairs(in: crowd, minProbability: 0)[0].probability
+        #expect(large <= small)
+        #expect(
+            model.scaled(toRecords: 2_002).logOdds(Comparison.compare(pair[0], pair[1]))
+                < model.logOdds(Comparison.compare(pair[0], pair[1])))
+        var fixed = Deduplicator(model: model)
+        fixed.scalesWithRecords = false
+        let a = fixed.pairs(in: pair, minProbability: 0)[0].probability
+        let b = fixed.pairs(in: crowd, minProbability: 0)[0].probability
+        #expect(a == b)
+        #expect(a == model.probability(Comparison.compare(pair[0], pair[1])))
+    }
+
     @Test func componentsJoinPairsAboveTheThreshold() {
         let c = Comparison(levels: [])
         let pairs = [

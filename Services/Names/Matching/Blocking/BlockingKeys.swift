@@ -2,18 +2,19 @@
 /// that a pair stays reachable when any one field is wrong or missing: several keys each leave out a
 /// different field, and none is so coarse (a bare initial, a bare year) that it makes giant blocks.
 ///
-/// Per record, at most 14 keys: up to three addresses as they are; the last seven digits of a
+/// Per record, at most 13 keys: up to three addresses as they are; the last seven digits of a
 /// phone (another country code or area prefix); the local part of an e-mail (another domain);
 /// the two names' phonetic keys in either order (nicknames resolved, first and last swapped); last
 /// name sound with birth year; first name sound with birth year; the full birth date; first name
-/// sound with location; last name sound with first initial; house number with street; and two sorted-neighbourhood style keys on name
-/// prefixes and suffixes, which survive a typo that changes a name's sound.
+/// sound with location; last name sound with location; house number with street; and a
+/// sorted-neighbourhood style key on the names' first letters, which survives a typo that changes
+/// a name's sound.
 enum BlockingKeys {
     static let maximumAddressKeys = 3
 
     static func keys(_ features: DerivedFeatures) -> [String] {
         var keys: [String] = []
-        keys.reserveCapacity(14)
+        keys.reserveCapacity(13)
         let addresses =
             (features.systems + features.emails.filter(\.verified) + features.phones.filter(\.verified)
                 + features.emails.filter { !$0.verified } + features.phones.filter { !$0.verified } + features.handles)
@@ -40,21 +41,20 @@ enum BlockingKeys {
         if let first, !first.canonicalKey.isEmpty, let location = features.locationText {
             keys.append("fl:\(first.canonicalKey)|\(location)")
         }
+        if let last, !last.primaryKey.isEmpty, let location = features.locationText {
+            keys.append("ll:\(last.primaryKey)|\(location)")
+        }
         if let physical = features.physical.first, let number = physical.number, let street = physical.street {
             keys.append("st:\(number)|\(street)")
         }
-        if let first, let last, !last.primaryKey.isEmpty, let initial = (first.latin ?? first.folded).unicodeScalars.first {
-            keys.append("li:\(last.primaryKey)|\(initial)")
-        }
         if let first, let last {
-            let lastScalars =
-                last.latin.map { Array($0.unicodeScalars.filter { $0 != " " }) }
-                ?? Array(last.folded.unicodeScalars.filter { $0 != " " })
-            let firstScalars = first.latin.map { Array($0.unicodeScalars) } ?? Array(first.folded.unicodeScalars)
-            let head = String(String.UnicodeScalarView(firstScalars.prefix(2)))
-            if lastScalars.count >= 3 {
-                keys.append("px:\(String(String.UnicodeScalarView(lastScalars.prefix(4))))|\(head)")
-                keys.append("sx:\(String(String.UnicodeScalarView(lastScalars.suffix(4))))|\(head)")
+            // A sorted-neighbourhood style key: the last name's first four letters and the first
+            // name's first three, which survives a typo late in either name that changes its sound.
+            let lastLetters = (last.latin ?? last.folded).unicodeScalars.filter { $0 != " " }
+            let firstLetters = (first.latin ?? first.folded).unicodeScalars
+            if lastLetters.count >= 3 {
+                let head = String(String.UnicodeScalarView(lastLetters.prefix(4)))
+                keys.append("px:\(head)|\(String(String.UnicodeScalarView(firstLetters.prefix(3))))")
             }
         }
         return keys

@@ -1,8 +1,8 @@
 extension Comparison {
     /// Grades every field of two records; see ``MatchField/levels`` for what each level means.
-    public static func compare(_ a: MatchFeatures, _ b: MatchFeatures) -> Comparison {
-        let x = a.derived
-        let y = b.derived
+    public static func compare(_ a: MatchFeatures, _ b: MatchFeatures) -> Comparison { compare(a.derived, b.derived) }
+
+    static func compare(_ x: DerivedFeatures, _ y: DerivedFeatures) -> Comparison {
         var result = Comparison(packed: 0)
         let (first, last) = FieldComparators.names(x, y)
         result[.firstName] = first
@@ -26,7 +26,10 @@ enum FieldComparators {
     static func names(_ x: DerivedFeatures, _ y: DerivedFeatures) -> (Int8, Int8) {
         let first = name(x.first, y.first, given: true)
         let last = name(x.last, y.last, given: false)
-        guard first > 3 || last > 3, let xf = x.first, let xl = x.last, let yf = y.first, let yl = y.last else {
+        guard first > 3 || last > 3, let xf = x.first, let xl = x.last, let yf = y.first, let yl = y.last,
+            // Swapped names keep their initials, even with a typo: a cheap test before two more comparisons.
+            xf.scalars.first == yl.scalars.first || xl.scalars.first == yf.scalars.first
+        else {
             return (first, last)
         }
         let crossFirst = name(xf, yl, given: false)
@@ -45,14 +48,19 @@ enum FieldComparators {
         if a.scalars == b.scalars { return a.common && b.common ? 2 : 1 }
         // The same name in two scripts (Иванов, Ivanov): transliteration is lossy, so not exact.
         if (a.latin != nil || b.latin != nil) && (a.latin ?? a.folded) == (b.latin ?? b.folded) { return 3 }
-        if given && Nicknames.equivalent(a.words[0], b.words[0]) { return 3 }
+        if given && a.sharesFormalName(with: b) { return 3 }
         let (shorter, longer) = a.words.count <= b.words.count ? (a, b) : (b, a)
         if longer.words.count > 1 && shorter.words.allSatisfy({ longer.words.contains($0) }) { return 3 }
         if a.isInitial || b.isInitial { return a.scalars.first == b.scalars.first ? 5 : 6 }
         let similarity = StringSimilarity.jaroWinkler(a.scalars, b.scalars)
         let sounds = a.soundsLike(b)
         if similarity >= 0.92 || (sounds && similarity >= 0.8) { return 4 }
-        if min(a.scalars.count, b.scalars.count) >= 4 && StringSimilarity.editDistance(a.scalars, b.scalars) <= 1 { return 4 }
+        // One edit apart keeps a Jaro-Winkler of 0.8 or more at these lengths: test that first.
+        if similarity >= 0.8 && min(a.scalars.count, b.scalars.count) >= 4 && abs(a.scalars.count - b.scalars.count) <= 1
+            && StringSimilarity.isWithinOneEdit(a.scalars, b.scalars)
+        {
+            return 4
+        }
         if sounds || similarity >= 0.85 { return 5 }
         return 6
     }
@@ -63,17 +71,35 @@ enum FieldComparators {
             if a == b { return 1 }
             return similarDates(a, b) ? 4 : 5
         }
-        let year = a.year.flatMap { x in b.year.map { x == $0 } }
-        let month = a.month.flatMap { x in b.month.map { x == $0 } }
-        let day = a.day.flatMap { x in b.day.map { x == $0 } }
-        let shared = [year, month, day].compactMap { $0 }
-        if shared.isEmpty { return 0 }
-        if shared.contains(false) {
+        // Partial dates compare on the parts both have.
+        var shared = 0
+        var differing = 0
+        var yearDiffers = false
+        if let x = a.year, let y = b.year {
+            shared += 1
+            if x != y {
+                differing += 1
+                yearDiffers = true
+            }
+        }
+        if let x = a.month, let y = b.month {
+            shared += 1
+            if x != y { differing += 1 }
+        }
+        var monthAndDay = a.month != nil && b.month != nil
+        if let x = a.day, let y = b.day {
+            shared += 1
+            if x != y { differing += 1 }
+        } else {
+            monthAndDay = false
+        }
+        if shared == 0 { return 0 }
+        if differing > 0 {
             // A year typo next to a missing day still reads as similar.
-            if year == false, month != false, day != false, oneDigitApart(a.year!, b.year!, digits: 4) { return 4 }
+            if differing == 1 && yearDiffers && oneDigitApart(a.year!, b.year!) { return 4 }
             return 5
         }
-        return month == true && day == true ? 2 : 3
+        return monthAndDay ? 2 : 3
     }
 
     static func similarDates(_ a: BirthDate, _ b: BirthDate) -> Bool {
@@ -81,24 +107,28 @@ enum FieldComparators {
             return false
         }
         if ay == by && am == bd && ad == bm { return true }  // day and month swapped
-        if ay == by && am == bm && oneDigitApart(ad, bd, digits: 2) { return true }
-        if ay == by && ad == bd && oneDigitApart(am, bm, digits: 2) { return true }
-        if am == bm && ad == bd && oneDigitApart(ay, by, digits: 4) { return true }
+        if ay == by && am == bm && oneDigitApart(ad, bd) { return true }
+        if ay == by && ad == bd && oneDigitApart(am, bm) { return true }
+        if am == bm && ad == bd && oneDigitApart(ay, by) { return true }
         return false
     }
 
-    /// One digit changed, or two neighbouring digits swapped.
-    static func oneDigitApart(_ a: Int, _ b: Int, digits: Int) -> Bool {
-        let x = Array(String(a).leftPadded(to: digits).utf8)
-        let y = Array(String(b).leftPadded(to: digits).utf8)
-        guard x.count == y.count else { return false }
-        let differing = (0..<x.count).filter { x[$0] != y[$0] }
-        if differing.count == 1 { return true }
-        if differing.count == 2, differing[1] == differing[0] + 1 {
-            return x[differing[0]] == y[differing[1]] && x[differing[1]] == y[differing[0]]
+    /// One decimal digit changed, or two neighbouring digits swapped (numbers of up to four digits).
+    static func oneDigitApart(_ a: Int, _ b: Int) -> Bool {
+        func digit(_ value: Int, _ index: Int) -> Int { (value / pow10[index]) % 10 }
+        var differing = 0
+        var first = -1
+        var second = -1
+        for index in 0..<4 where digit(a, index) != digit(b, index) {
+            differing += 1
+            if first < 0 { first = index } else { second = index }
         }
-        return false
+        if differing == 1 { return true }
+        guard differing == 2, second == first + 1 else { return false }
+        return digit(a, first) == digit(b, second) && digit(a, second) == digit(b, first)
     }
+
+    private static let pow10 = [1, 10, 100, 1000]
 
     static func location(_ a: [UInt32]?, _ b: [UInt32]?) -> Int8 {
         guard let a, let b else { return 0 }
@@ -123,6 +153,7 @@ enum FieldComparators {
 
     private static func physicalPair(_ x: PhysicalFeature, _ y: PhysicalFeature) -> Int8 {
         if x.tokens == y.tokens { return 1 }
+        if x.tokens.isEmpty || y.tokens.isEmpty { return 5 }
         var common = 0
         var i = 0
         var j = 0
@@ -140,7 +171,8 @@ enum FieldComparators {
         let overlap = Double(common) / Double(min(x.tokens.count, y.tokens.count))
         let sameNumber = x.number == nil || y.number == nil || x.number == y.number
         if overlap >= 0.75 && sameNumber { return 2 }
-        if overlap >= 0.5 && (sameNumber || overlap >= 0.75) { return 3 }
+        // A house number alone in common is not an address in common.
+        if overlap >= 0.5 && common >= 2 && (sameNumber || overlap >= 0.75) { return 3 }
         return 5
     }
 
@@ -168,16 +200,19 @@ enum FieldComparators {
 
     static func similarEmail(_ x: AddressFeature, _ y: AddressFeature) -> Bool {
         if let p = x.part, p.count >= 3, p == y.part { return true }
-        return x.value.count >= 6
-            && StringSimilarity.editDistance(
-                Array(x.value.unicodeScalars.map(\.value)), Array(y.value.unicodeScalars.map(\.value))) <= 1
+        guard x.scalars.count >= 6, StringSimilarity.isWithinOneEdit(x.scalars, y.scalars) else { return false }
+        // john.smith@ and john.smith2@ are two people more often than a typo: a difference in a digit
+        // does not count.
+        var index = 0
+        while index < min(x.scalars.count, y.scalars.count) && x.scalars[index] == y.scalars[index] { index += 1 }
+        let digits: ClosedRange<UInt32> = 0x30...0x39
+        return !(index < x.scalars.count && digits.contains(x.scalars[index]))
+            && !(index < y.scalars.count && digits.contains(y.scalars[index]))
     }
 
     static func similarPhone(_ x: AddressFeature, _ y: AddressFeature) -> Bool {
         if let p = x.part, p.count == 7, p == y.part { return true }
-        guard x.value.count == y.value.count else { return false }
-        return StringSimilarity.editDistance(
-            Array(x.value.unicodeScalars.map(\.value)), Array(y.value.unicodeScalars.map(\.value))) <= 1
+        return x.scalars.count == y.scalars.count && StringSimilarity.isWithinOneEdit(x.scalars, y.scalars)
     }
 
     /// Handles compare within a type (twitter with twitter); no common type is no evidence.
@@ -195,8 +230,4 @@ enum FieldComparators {
         }
         return best
     }
-}
-
-extension String {
-    func leftPadded(to length: Int) -> String { count >= length ? self : String(repeating: "0", count: length - count) + self }
 }

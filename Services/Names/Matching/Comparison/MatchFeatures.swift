@@ -78,8 +78,9 @@ struct BirthDate: Sendable, Equatable {
 }
 
 /// A postal address as a set of words, with abbreviations spelled out.
-struct PhysicalFeature: Sendable {
-    let tokens: [String]  // sorted, unique
+final class PhysicalFeature: Sendable {
+    /// Hashes of the words, sorted and unique: compared on every candidate pair, so integers.
+    let tokens: [Int]
     let number: String?
     let street: String?
     let removed: Bool
@@ -88,7 +89,7 @@ struct PhysicalFeature: Sendable {
     init?(_ address: MatchAddress) {
         let words = NameFolding.fold(address.value).split(separator: " ").map { Self.spelledOut[String($0)] ?? String($0) }
         guard !words.isEmpty else { return nil }
-        tokens = Array(Set(words)).sorted()
+        tokens = Set(words.filter { !Self.streetTypes.contains($0) }.map(\.hashValue)).sorted()
         number = words.first { $0.first?.isNumber == true }
         street = words.first { $0.first?.isLetter == true && !Self.streetTypes.contains($0) }
         removed = address.removed
@@ -108,16 +109,23 @@ struct PhysicalFeature: Sendable {
 }
 
 /// One address other than a physical one: its value, and for phones the last seven digits.
-struct AddressFeature: Sendable {
+final class AddressFeature: Sendable {
     let type: String
     let value: String
     let removed: Bool
     let verified: Bool
     /// Phones: the last seven digits; e-mail: the local part.
     let part: String?
+    let scalars: [UInt32]
+
+    init(type: String, value: String, removed: Bool, verified: Bool, part: String?) {
+        (self.type, self.value, self.removed, self.verified, self.part) = (type, value, removed, verified, part)
+        scalars = type == "email" || type == "phone" ? value.unicodeScalars.map(\.value) : []
+    }
 }
 
-struct DerivedFeatures: Sendable {
+/// A class, so that comparing two records costs one reference count each, not one per field.
+final class DerivedFeatures: Sendable {
     let first: NameFeature?
     let last: NameFeature?
     let birthday: BirthDate?

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One name of a record, prepared for comparison: folded words, phonetic keys, formal forms.
-struct NameFeature: Sendable {
+final class NameFeature: Sendable {
     /// Folded words joined by a space: `mary jane`.
     let folded: String
     /// The folded name without spaces, as scalars, for string similarity.
@@ -15,6 +15,9 @@ struct NameFeature: Sendable {
     let latin: String?
     /// First names: the formal names the first word may stand for (itself included).
     let formals: [String]
+    /// Hashes of `formals`, compared instead of the strings on every pair (features are never stored
+    /// with their derived parts, so per-process hashes are enough).
+    let formalHashes: [Int]
     /// The primary key of the canonical formal name: what blocking uses.
     let canonicalKey: String
     let common: Bool
@@ -37,10 +40,16 @@ struct NameFeature: Sendable {
             canonicalKey = primaryKey
             common = CommonNames.surnames.contains(main)
         }
+        formalHashes = formals.map(\.hashValue)
     }
 
     /// A name of one letter (`J.`), which can only be compared by its initial.
     var isInitial: Bool { scalars.count == 1 }
+
+    /// Whether the first words can name one person through a diminutive (``Nicknames/equivalent(_:_:)``).
+    func sharesFormalName(with other: NameFeature) -> Bool {
+        formalHashes.contains { other.formalHashes.contains($0) }
+    }
 
     /// Whether the names share a phonetic key (primary or alternate).
     func soundsLike(_ other: NameFeature) -> Bool {

@@ -13,10 +13,18 @@ extension MatchModel {
     public static let nameLevels = [
         "both names the same, one of them not common", "both names the same and common",
         "both names agree (nickname, one name within the other)", "one name agrees, the other a typo apart",
-        "one name agrees, the other only alike", "both names alike", "one name agrees, the other differs",
-        "one name alike, the other differs", "one name known on one side only, it agrees",
-        "one name known on one side only, it is alike", "names differ",
+        "one name agrees, the other only alike", "both names alike",
+        "first name agrees, last name differs (a married name)", "last name agrees, first name differs (a relative)",
+        "one name alike, the other differs", "only the first names can be compared, they agree",
+        "only the last names can be compared, they agree", "only one name can be compared, it is alike", "names differ",
     ]
+
+    /// The name levels of possible relatives: same family name and another first name, or no first
+    /// name to tell. People of one household share their home, town and landline, so for such pairs
+    /// those fields are not counted (the model's independence would count one fact, living
+    /// together, three times, and make one person of a family).
+    static let relativeNameLevels: Set<Int> = [8, 11]
+    static let relativeLevelFlags: UInt64 = (1 << 8) | (1 << 11)
 
     /// The level of each factor for a comparison (0: missing).
     static func factorLevels(_ comparison: Comparison) -> [Int] {
@@ -44,9 +52,9 @@ extension MatchModel {
         case (0, 0): return 0
         case (1, 1), (1, 2), (2, 1): return 1
         case (2, 2): return 2
-        case (0, _), (_, 0):
-            let known = max(first, last)
-            return agrees.contains(known) ? 9 : alike.contains(known) ? 10 : 11
+        case (_, 0) where agrees.contains(first): return 10
+        case (0, _) where agrees.contains(last): return 11
+        case (0, _), (_, 0): return alike.contains(max(first, last)) ? 12 : 13
         default: break
         }
         let (strong, weak) = (min(first, last), max(first, last))
@@ -54,8 +62,9 @@ extension MatchModel {
         if agrees.contains(strong) && weak == 4 { return 4 }
         if agrees.contains(strong) && weak == 5 { return 5 }
         if alike.contains(strong) && alike.contains(weak) { return 6 }
-        if agrees.contains(strong) { return 7 }
-        if alike.contains(strong) { return 8 }
-        return 11
+        if agrees.contains(first) && last == 6 { return 7 }
+        if agrees.contains(last) && first == 6 { return 8 }
+        if alike.contains(strong) { return 9 }
+        return 13
     }
 }

@@ -9,7 +9,8 @@ extension MatchModel {
         let features = data.features
         let model = initialGuess.estimated(from: features)
         let pairs = Deduplicator(model: model).pairs(in: features, minProbability: 0)
-        return model.calibrated(pairs: pairs, entityIDs: data.entityIDs)
+        // Probabilities are then for at least a thousand records: what a short list stands for.
+        return model.calibrated(pairs: pairs, entityIDs: data.entityIDs).scaled(toRecords: 1_000)
     }
 
     /// The model as Swift source for `StandardParameters`.

@@ -24,7 +24,8 @@ public struct MatchModel: Hashable, Sendable, Codable {
     public var candidateU: [[Double]]
     /// Records of the same person per record (true pairs per record × 2 / 2): sets the prior.
     public var duplicatesPerRecord: Double
-    /// The number of records the probabilities are for (see ``scaled(toRecords:)``).
+    /// The number of records the probabilities are for (see ``scaled(toRecords:)``), and the least
+    /// that ``Deduplicator`` assumes: 1,000 in the standard model.
     public var recordCount: Int
     /// Slope and intercept that turn the model's log odds into calibrated ones (Platt scaling),
     /// fitted on labelled synthetic data (``calibrated(pairs:entityIDs:)``): the independence the
@@ -48,6 +49,28 @@ public struct MatchModel: Hashable, Sendable, Codable {
         self.calibration = calibration
     }
 
+    enum CodingKeys: String, CodingKey {
+        case prior, m, u, candidateU, duplicatesPerRecord, recordCount, calibration
+    }
+
+    /// Decodes a stored model, refusing one whose tables do not have the shape of this version's
+    /// factors and levels (a model stored by another version): scoring with it would be wrong.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            prior: try container.decode(Double.self, forKey: .prior), m: try container.decode([[Double]].self, forKey: .m),
+            u: try container.decode([[Double]].self, forKey: .u),
+            candidateU: try container.decode([[Double]].self, forKey: .candidateU),
+            duplicatesPerRecord: try container.decode(Double.self, forKey: .duplicatesPerRecord),
+            recordCount: try container.decode(Int.self, forKey: .recordCount),
+            calibration: try container.decode([Double].self, forKey: .calibration))
+        let shape = Self.factorLevelCounts
+        guard [m, u, candidateU].allSatisfy({ $0.map(\.count) == shape }), calibration.count == 2 else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "a match model of another shape than \(shape)"))
+        }
+    }
+
     /// The same model for a set of `count` records (the prior follows the set's size).
     public func scaled(toRecords count: Int) -> MatchModel {
         var model = self
@@ -67,16 +90,33 @@ public struct MatchModel: Hashable, Sendable, Codable {
     /// The natural log of the model's posterior odds of a match, before calibration: prior log odds
     /// plus each factor's weight.
     public func logOdds(_ comparison: Comparison) -> Double {
-        zip(Self.factors.indices, Self.factorLevels(comparison)).reduce(log(pairPrior / (1 - pairPrior))) {
-            $0 + weight(factor: $1.0, level: $1.1)
+        let levels = Self.factorLevels(comparison)
+        let relatives = Self.relativeNameLevels.contains(levels[0])
+        return zip(Self.factors.indices, levels).reduce(log(pairPrior / (1 - pairPrior))) {
+            relatives && Self.householdFactors.contains($1.0) ? $0 : $0 + weight(factor: $1.0, level: $1.1)
         }
     }
+
+    /// Factors a household shares: location, physical address, phone.
+    static let householdFactors: Set<Int> = [2, 3, 5]
 
     /// The weight of one factor (index into ``factors``) at one level: log(m/u), positive for evidence
     /// of a match, 0 for a missing one.
     public func weight(factor: Int, level: Int) -> Double {
-        level > 0 ? log(m[factor][level - 1] / u[factor][level - 1]) : 0
+        guard level > 0 else { return 0 }
+        if let base = Self.removedLevels[factor], base.removed == level {
+            return Self.removedDiscount * weight(factor: factor, level: base.same)
+        }
+        return log(m[factor][level - 1] / u[factor][level - 1])
     }
+
+    /// Per address factor, the level "the same, but marked removed" and the level it discounts.
+    /// Its weight is not estimated: an address its owner marked removed is by decision worth half
+    /// of one in use (the owner says it is no longer theirs, or no longer used).
+    static let removedLevels: [Int: (removed: Int, same: Int)] = [
+        3: (4, 1), 4: (2, 1), 5: (2, 1), 6: (2, 1), 7: (2, 1),
+    ]
+    static let removedDiscount = 0.5
 
     /// The weight of one field's level with the other fields missing (for a name, the other name
     /// missing).
@@ -96,6 +136,8 @@ public struct MatchModel: Hashable, Sendable, Codable {
         let intercept: Double
         let names: [Double]  // first * 7 + last
         let fields: [Double]  // field * 16 + level, fields after the names
+        /// The bits of location, physical and phone in the pattern shifted past the names.
+        let householdMask: UInt64 = (0xF << 4) | (0xF << 8) | (0xF << 16)
 
         init(_ model: MatchModel) {
             prior = log(model.pairPrior / (1 - model.pairPrior))
@@ -114,6 +156,11 @@ public struct MatchModel: Hashable, Sendable, Codable {
             let packed = comparison.pattern
             var total = prior + names[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
             var rest = packed >> 8
+            if (1 << UInt64(MatchModel.nameTable[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]))
+                & MatchModel.relativeLevelFlags != 0
+            {
+                rest &= ~householdMask
+            }
             var field = 2
             while rest != 0 {
                 total += fields[field * 16 + Int(rest & 0xF)]

@@ -6,6 +6,7 @@ public enum NameFolding {
     /// Lower-case, without diacritics, apostrophes removed (`O'Brien` → `obrien`), any other
     /// punctuation or hyphen a word break, words joined by one space: `Jean-Luc` → `jean luc`.
     public static func fold(_ text: String) -> String {
+        if let ascii = foldASCII(text) { return ascii }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         var result = String.UnicodeScalarView()
         var pendingSpace = false
@@ -27,6 +28,26 @@ public enum NameFolding {
             }
         }
         return String(result)
+    }
+
+    /// The same folding for text that is all ASCII, without Foundation: most names and places are.
+    private static func foldASCII(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for byte in text.utf8 {
+            guard byte < 0x80 else { return nil }
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if pendingSpace && !bytes.isEmpty { bytes.append(UInt8(ascii: " ")) }
+                pendingSpace = false
+                bytes.append(byte | (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? 0x20 : 0))
+            case UInt8(ascii: "'"), UInt8(ascii: "`"): continue
+            default: pendingSpace = true
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The words of a folded name without titles and generational suffixes.

@@ -84,6 +84,20 @@ enum SyntheticLists {
         "AU": WeightedList("Sydney Melbourne Brisbane Perth Adelaide Canberra Hobart Darwin"),
     ]
 
+    /// Rarer surnames and towns made of two parts (Ash + worth, Green + ville): real populations have
+    /// a long tail of names and places, and without it blocks grow unrealistically with the data.
+    static let surnameHeads = """
+        Ash Black Brad Brook Cal Clay Cold Cran Dal Dun East Elm Fair Fern Gar Glen Gold Hal Hart Hay Hol Kings \
+        Lang Lock Mar Mid Mont New North Oak Pem Ray Red Rock Rush Sal Shel Stan Sut Thorn Wal West Whit Win Wood
+        """.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+    static let surnameTails = """
+        bury by croft dale den field ford gate ham hill hurst ington land ley lock man mere more ridge shaw ston \
+        ton wick well worth wood
+        """.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+    static let townTails = [
+        "ville", "field", "ton", "wood", "dale", "port", "bridge", "ford", "haven", "brook", "mouth", "stead",
+    ]
+
     static let regions = ["US", "GB", "DE", "FR", "IN", "AU"]
     static let regionWeights: [Double] = [0.6, 0.75, 0.83, 0.9, 0.95, 1.0]
 

@@ -92,12 +92,18 @@ struct PeopleFactory {
             )
         } else {
             first = (female ? SyntheticLists.femaleNames : SyntheticLists.maleNames).draw(&random)
-            last = SyntheticLists.lastNames.draw(&random)
+            last =
+                random.chance(0.35)
+                ? random.pick(SyntheticLists.surnameHeads) + random.pick(SyntheticLists.surnameTails)
+                : SyntheticLists.lastNames.draw(&random)
         }
         let region = SyntheticLists.regions[random.pick(cumulative: SyntheticLists.regionWeights)]
         var person = SyntheticPerson(
             first: first, last: last, female: female, year: random.int(1940...2006), month: random.int(1...12),
-            day: random.int(1...28), region: region, city: SyntheticLists.cities[region]!.draw(&random),
+            day: random.int(1...28), region: region,
+            city: random.chance(0.5)
+                ? random.pick(SyntheticLists.surnameHeads) + random.pick(SyntheticLists.townTails)
+                : SyntheticLists.cities[region]!.draw(&random),
             streetNumber: random.int(1...400),
             street: SyntheticLists.streets.draw(&random) + " "
                 + random.pick(SyntheticLists.streetTypes), emails: [], phones: [])
