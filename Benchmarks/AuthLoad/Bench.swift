@@ -85,6 +85,7 @@ struct Bench {
                 ).run()
             } else if mode == "names" {
                 try await NamesRunner(runner: runner, postgres: postgres, sizes: options.records).run()
+                try await idleMemory(of: "layer-names", database: database, authURL: "http://127.0.0.1:\(port)", logger: logger)
             } else if mode == "sync" {
                 let (app, signer) = try await runner.registerApp()
                 try await SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app).run()

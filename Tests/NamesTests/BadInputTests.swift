@@ -56,10 +56,23 @@ import Testing
     }
 
     @Test func anImpossibleBirthday() async throws {
-        try await refuses([person("Ann", "Lee", birthday: "2023-02-30")], index: 0, property: "birthday")
+        try await refuses([person("Ann", "Lee", birthday: "2023-13-01")], index: 0, property: "birthday")
+        try await refuses([person("Ann", "Lee", birthday: "2023-01-32")], index: 0, property: "birthday")
         try await refuses([person("Ann", "Lee", birthday: "12/05/1980")], index: 0, property: "birthday")
         try await refuses([person("Ann", "Lee", birthday: "2000-+1-+1")], index: 0, property: "birthday")
         try await refuses([person("Ann", "Lee", birthday: "--+1-+1")], index: 0, property: "birthday")
+    }
+
+    @Test func birthdaysAreReadInTheirCommonForms() async throws {
+        try await NamesHarness.run { names in
+            let persons =
+                try await names.server().add([
+                    person("A", "B", [("system", "ab")], birthday: "19800412"),
+                    person("C", "D", [("system", "cd")], birthday: "1980/04/12"),
+                    person("E", "F", [("system", "ef")], birthday: "1981-02-30"),
+                ])["persons"]?.arrayValue ?? []
+            #expect(persons.count == 3)
+        }
     }
 
     @Test func namesInAnyScriptAreAccepted() async throws {

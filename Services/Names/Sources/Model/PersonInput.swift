@@ -86,10 +86,10 @@ struct PersonReader: Sendable {
                 }()
         }
         if let birthday = text(fields["birthday"], "birthday", problem) {
-            if Self.isBirthday(birthday) {
-                record.birthday = birthday
+            if let normalized = Self.birthday(birthday) {
+                record.birthday = normalized
             } else {
-                problem("birthday", "birthday is YYYY-MM-DD, YYYY-MM, YYYY or --MM-DD, and a real date.")
+                problem("birthday", "birthday is YYYY-MM-DD, YYYY-MM, YYYY or --MM-DD (month 01-12, day 01-31).")
             }
         }
         record.addresses = addresses(fields["addresses"], problem)
@@ -183,35 +183,33 @@ struct PersonReader: Sendable {
         }
     }
 
-    /// `YYYY-MM-DD`, `YYYY-MM`, `YYYY` or `--MM-DD`, with a month and day that exist.
-    static func isBirthday(_ text: String) -> Bool {
+    /// `YYYY-MM-DD`, `YYYY-MM`, `YYYY` or `--MM-DD` (also written `YYYYMMDD` or with slashes),
+    /// with a month from 1 to 12 and a day from 1 to 31; nil for anything else. The day is not
+    /// checked against the month: real records carry dates such as 30 February, typos of a real
+    /// birthday that still help to match it.
+    static func birthday(_ text: String) -> String? {
+        var text = text.replacingOccurrences(of: "/", with: "-")
+        if text.count == 8, text.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            let digits = Array(text)
+            text = "\(String(digits[0..<4]))-\(String(digits[4..<6]))-\(String(digits[6..<8]))"
+        }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        func number(_ part: String, digits: Int) -> Int? {
-            part.count == digits && part.allSatisfy { $0.isASCII && $0.isNumber } ? Int(part) : nil
+        func number(_ part: String, digits: Int, in range: ClosedRange<Int>) -> Bool {
+            part.count == digits && part.allSatisfy { $0.isASCII && $0.isNumber } && range.contains(Int(part)!)
         }
-        func valid(month: Int, day: Int?, year: Int?) -> Bool {
-            guard (1...12).contains(month) else { return false }
-            guard let day else { return true }
-            let lengths = [
-                31, (year.map { $0 % 4 == 0 && ($0 % 100 != 0 || $0 % 400 == 0) } ?? true) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30,
-                31, 30, 31,
-            ]
-            return (1...lengths[month - 1]).contains(day)
-        }
+        let (year, month, day) = (1000...2999, 1...12, 1...31)
         switch parts.count {
-        case 1: return number(parts[0], digits: 4).map { (1000...2999).contains($0) } ?? false
-        case 2:
-            guard let year = number(parts[0], digits: 4), let month = number(parts[1], digits: 2) else { return false }
-            return (1000...2999).contains(year) && valid(month: month, day: nil, year: year)
-        case 3:
-            guard let year = number(parts[0], digits: 4), let month = number(parts[1], digits: 2),
-                let day = number(parts[2], digits: 2)
-            else { return false }
-            return (1000...2999).contains(year) && valid(month: month, day: day, year: year)
-        case 4 where parts[0].isEmpty && parts[1].isEmpty:
-            guard let month = number(parts[2], digits: 2), let day = number(parts[3], digits: 2) else { return false }
-            return valid(month: month, day: day, year: nil)
-        default: return false
+        case 1 where number(parts[0], digits: 4, in: year): return text
+        case 2 where number(parts[0], digits: 4, in: year) && number(parts[1], digits: 2, in: month): return text
+        case 3
+        where number(parts[0], digits: 4, in: year) && number(parts[1], digits: 2, in: month)
+            && number(parts[2], digits: 2, in: day):
+            return text
+        case 4
+        where parts[0].isEmpty && parts[1].isEmpty && number(parts[2], digits: 2, in: month)
+            && number(parts[3], digits: 2, in: day):
+            return text
+        default: return nil
         }
     }
 }
