@@ -110,6 +110,14 @@ extension PersonLinker {
             }
         }
         var found: [(a: UUID, b: UUID, pair: ScoredPair)] = []
+        // Probabilities are for the store as it is: the more persons, the likelier that two
+        // records alike are namesakes (the model's prior follows the number of records).
+        var stored: Int64 = 0
+        for try await count in try await connection.query(
+            "SELECT count(*) FROM names.persons WHERE app_id = \(app)", logger: logger
+        ).decode(Int64.self) { stored = count }
+        var deduplicator = self.deduplicator
+        deduplicator.model = deduplicator.model.scaled(toRecords: max(Int(stored), deduplicator.model.recordCount))
         for pair in deduplicator.pairs(in: features, minProbability: Self.keptProbability) {
             found.append((persons[pair.a], persons[pair.b], pair))
         }
