@@ -22,9 +22,12 @@ extension MatchModel {
     }
 }
 
-// The standard model's parameters: `u` from random pairs and EM on the candidate pairs of 10,000 synthetic records (seed 1). To regenerate them, run
+// The standard model's parameters: `u` from random pairs and EM on the candidate pairs of 10,000
+// synthetic records (seed 1), then the calibration fitted to their truth. To regenerate them (after
+// any change to comparison, blocking or the generator), run
 // `NAMES_PRINT_MODEL=1 swift test --filter printStandardParameters` (it prints
-// `MatchModel.estimatedOnSyntheticData().swiftSource`) and paste its output over this enum.
+// `MatchModel.estimatedOnSyntheticData().swiftSource`), paste its output over this enum and run
+// `swift format` on the file.
 enum StandardParameters {
     static let prior = 0.230538
     static let duplicatesPerRecord = 0.982968

@@ -22,7 +22,8 @@ public struct MatchModel: Hashable, Sendable, Codable {
     public var u: [[Double]]
     /// u among candidate pairs: what EM uses.
     public var candidateU: [[Double]]
-    /// Records of the same person per record (true pairs per record × 2 / 2): sets the prior.
+    /// Other records of the same person per record (twice the true pairs over the records): with
+    /// the number of records it sets the prior.
     public var duplicatesPerRecord: Double
     /// The number of records the probabilities are for (see ``scaled(toRecords:)``), and the least
     /// that ``Deduplicator`` assumes: 1,000 in the standard model.

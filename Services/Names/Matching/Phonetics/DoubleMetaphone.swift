@@ -51,8 +51,17 @@ struct MetaphoneEncoder {
         word = letters + [UInt8](repeating: 0x20, count: 5)
         length = letters.count
         last = letters.count - 1
-        let text = String(decoding: letters.filter { $0 < 0x80 }, as: UTF8.self)
-        slavoGermanic = text.contains("W") || text.contains("K") || text.contains("CZ") || text.contains("WITZ")
+        // Slavic or Germanic: a W, a K, or CZ anywhere (WITZ has a W).
+        var slavic = false
+        for (index, letter) in letters.enumerated() {
+            if letter == UInt8(ascii: "W") || letter == UInt8(ascii: "K")
+                || (letter == UInt8(ascii: "C") && index + 1 < letters.count && letters[index + 1] == UInt8(ascii: "Z"))
+            {
+                slavic = true
+                break
+            }
+        }
+        slavoGermanic = slavic
     }
 
     func at(_ index: Int) -> UInt8 { index >= 0 && index < word.count ? word[index] : 0 }
