@@ -33,14 +33,21 @@ public struct NamesService: ConfigurableService {
         internalToken = server.internalToken
     }
 
-    /// A Server API import holds up to 10,000 records.
-    public var largestRequestBody: Int { 32 * 1024 * 1024 }
+    /// A Server API import holds up to 10,000 records (32 MB); a user's, 1,000 (4 MB). Only
+    /// imports may send that much.
+    public func largestRequestBody(_ head: HTTPRequest) -> Int? {
+        Self.isImport(head) ? 32 * 1024 * 1024 : nil
+    }
 
-    /// Imports of many records (`POST …/persons`, `…/address-books`) may take a minute; the
-    /// rest keeps the usual deadline.
+    /// Imports of many records may take a minute; the rest keeps the usual deadline.
     public func requestDeadline(_ head: HTTPRequest) -> Duration? {
-        guard head.method == .post, let path = head.path?.split(separator: "?").first else { return nil }
-        return path.hasSuffix("/persons") || path.hasSuffix("/address-books") ? .seconds(60) : nil
+        Self.isImport(head) ? .seconds(60) : nil
+    }
+
+    /// `POST …/persons`, `…/persons/deduplicate` and `…/address-books`.
+    static func isImport(_ head: HTTPRequest) -> Bool {
+        guard head.method == .post, let path = head.path?.split(separator: "?").first else { return false }
+        return path.hasSuffix("/persons") || path.hasSuffix("/persons/deduplicate") || path.hasSuffix("/address-books")
     }
 
     public func addRoutes(to router: Router<LayerRequestContext>) {

@@ -97,14 +97,14 @@ public struct DeadlineResponder<Base: HTTPResponder>: HTTPResponder where Base.C
     let base: Base
     let limit: Duration
     let isExempt: @Sendable (HTTPRequest) -> Bool
-    /// The largest body a bounded request may have (the largest a route of the hosted services
-    /// takes); each route has its own, smaller or equal limit.
-    let largestBody: Int
+    /// The largest body a bounded request may have: 4 MB (`POST /sync` takes the most), unless
+    /// its service names a larger one for it (a bulk import); each route has its own limit within.
+    let largestBody: @Sendable (HTTPRequest) -> Int
     /// A longer deadline for the requests that need one (a bulk import), nil for the others.
     let longerLimit: @Sendable (HTTPRequest) -> Duration?
 
     public init(
-        _ base: Base, limit: Duration, largestBody: Int = 4 * 1024 * 1024,
+        _ base: Base, limit: Duration, largestBody: @escaping @Sendable (HTTPRequest) -> Int = { _ in 4 * 1024 * 1024 },
         longerLimit: @escaping @Sendable (HTTPRequest) -> Duration? = { _ in nil },
         isExempt: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }
     ) {
@@ -121,6 +121,7 @@ public struct DeadlineResponder<Base: HTTPResponder>: HTTPResponder where Base.C
         // to the routes whole: work left behind at the deadline must not read on from a
         // connection that has moved on to its next request.
         var request = request
+        let largestBody = self.largestBody(request.head)
         do {
             let body = try await request.body.collect(upTo: largestBody)
             request.body = .init(buffer: body)

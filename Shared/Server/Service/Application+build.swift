@@ -68,13 +68,13 @@ public func buildApplication(
         guard let tls else { return http }
         return try TLSChannel(http, configuration: tls)
     }
-    let exempt = services
+    let hosted = services
     var app = Application(
         responder: DeadlineResponder(
             MethodOverrideResponder(router.buildResponder()), limit: settings.requestTimeout,
-            largestBody: services.map { $0.largestRequestBody }.max() ?? 4 * 1024 * 1024,
-            longerLimit: { head in exempt.lazy.compactMap { $0.requestDeadline(head) }.first },
-            isExempt: { head in exempt.contains { $0.streamsRequestBody(head) } }),
+            largestBody: { head in hosted.lazy.compactMap { $0.largestRequestBody(head) }.first ?? 4 * 1024 * 1024 },
+            longerLimit: { head in hosted.lazy.compactMap { $0.requestDeadline(head) }.first },
+            isExempt: { head in hosted.contains { $0.streamsRequestBody(head) } }),
         server: httpServer,
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),

@@ -31,8 +31,9 @@ public protocol LayerService: Sendable {
     /// Requests whose handler reads a long body as it arrives (an upload), bounding the wait for
     /// each piece itself: the request deadline would cut a large transfer short.
     func streamsRequestBody(_ head: HTTPRequest) -> Bool
-    /// The largest body one of its routes takes whole (4 MB unless a route needs more).
-    var largestRequestBody: Int { get }
+    /// A body larger than the usual 4 MB that the request may send whole (a bulk import); nil
+    /// for the usual limit, so that no other route buffers more.
+    func largestRequestBody(_ head: HTTPRequest) -> Int?
     /// A deadline longer than `LAYER_REQUEST_TIMEOUT_MS` for requests that need one (a bulk
     /// import); nil for the usual one.
     func requestDeadline(_ head: HTTPRequest) -> Duration?
@@ -47,7 +48,7 @@ extension LayerService {
     public var webSocketLimits: WebSocketLimits? { nil }
     public var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { nil }
     public func streamsRequestBody(_ head: HTTPRequest) -> Bool { false }
-    public var largestRequestBody: Int { 4 * 1024 * 1024 }
+    public func largestRequestBody(_ head: HTTPRequest) -> Int? { nil }
     public func requestDeadline(_ head: HTTPRequest) -> Duration? { nil }
 }
 
