@@ -199,3 +199,21 @@ extension JSONValue {
 
 /// The uuid part of a `layer:///…/<uuid>` id.
 public func bareUUID(_ id: String) -> String { String(id.split(separator: "/").last ?? "") }
+
+extension HTTPClient {
+    /// Runs `body` with a client that gives up on a refused connection at once, instead of
+    /// retrying it until the deadline of each call (for services whose peer is nowhere).
+    public static func withImpatientClient<T: Sendable>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let impatient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let result = try await body(impatient)
+            try await impatient.shutdown()
+            return result
+        } catch {
+            try? await impatient.shutdown()
+            throw error
+        }
+    }
+}

@@ -79,7 +79,8 @@ struct OpenAPIConformanceTests {
                 of: [
                     SyncService(
                         settings: SyncSettings(authURL: "http://127.0.0.1:1"),
-                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres))
+                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
+                    )
                 ], postgres: api.postgres)
             document.expectDescribes(exactly: served)
             #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
@@ -126,18 +127,7 @@ struct OpenAPIConformanceTests {
 
     @Test("Without the auth service, authenticated routes and readiness answer 503 as documented")
     func authServiceDown() async throws {
-        // A client that gives up on a refused connection at once, instead of retrying it until
-        // the deadline of each internal call.
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let impatient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            try await Self.orphanedSyncService(http: impatient)
-        } catch {
-            try? await impatient.shutdown()
-            throw error
-        }
-        try await impatient.shutdown()
+        try await HTTPClient.withImpatientClient { try await Self.orphanedSyncService(http: $0) }
     }
 
     private static func orphanedSyncService(http impatient: HTTPClient) async throws {

@@ -110,15 +110,5 @@ public struct NamesService: ConfigurableService {
         return response
     }
 
-    public var readiness: [String: OperationalRoutes.Check] {
-        let auth = self.auth
-        return [
-            "auth": {
-                let answer = try? await auth.post(
-                    InternalAPI.appTokensPath, body: InternalAPI.AppTokenRequest(appID: UUID(), token: "readiness-probe"),
-                    as: InternalAPI.AppTokenResponse.self, idempotent: false, logger: Logger(label: "names.readiness"))
-                return answer != nil
-            }
-        ]
-    }
+    public var readiness: [String: OperationalRoutes.Check] { ["auth": auth.authReadinessCheck] }
 }

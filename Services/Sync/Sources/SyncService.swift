@@ -102,15 +102,5 @@ public struct SyncService: ConfigurableService {
         try await push.repositories.devices.registerReplica(push.hub.replicaID, logger: logger)
     }
 
-    public var readiness: [String: OperationalRoutes.Check] {
-        let auth = self.auth
-        return [
-            "auth": {
-                let answer = try? await auth.post(
-                    InternalAPI.appTokensPath, body: InternalAPI.AppTokenRequest(appID: UUID(), token: "readiness-probe"),
-                    as: InternalAPI.AppTokenResponse.self, idempotent: false, logger: Logger(label: "sync.readiness"))
-                return answer != nil
-            }
-        ]
-    }
+    public var readiness: [String: OperationalRoutes.Check] { ["auth": auth.authReadinessCheck] }
 }

@@ -93,3 +93,16 @@ public final class LateBoundURL: Sendable {
     public func set(_ url: String) { value.withLock { $0 = url } }
     public func get() -> String { value.withLock { $0 } }
 }
+
+extension InternalClient {
+    /// A readiness check of the auth service behind this client: it answers a token check (any
+    /// answer, a refusal included, means it is up and reaches its database).
+    public var authReadinessCheck: OperationalRoutes.Check {
+        { [self] in
+            let answer = try? await post(
+                InternalAPI.appTokensPath, body: InternalAPI.AppTokenRequest(appID: UUID(), token: "readiness-probe"),
+                as: InternalAPI.AppTokenResponse.self, idempotent: false, logger: Logger(label: "layer.readiness"))
+            return answer != nil
+        }
+    }
+}
