@@ -31,25 +31,8 @@ struct PolicyRepository: PostgresRepository {
     /// The ownership of a person whose `system` addresses are `users`: the first of them (in order)
     /// who claimed it; nil when nobody did.
     func ownership(app: UUID, users: [String], _ connection: PostgresConnection, _ logger: Logger) async throws -> Ownership? {
-        guard !users.isEmpty else { return nil }
-        let rows = try await connection.query(
-            "SELECT user_id, barred_apps FROM names.claims WHERE app_id = \(app) AND user_id = ANY(\(users)) ORDER BY user_id LIMIT 1",
-            logger: logger)
-        var found: Ownership?
-        for try await (user, barred) in rows.decode((String, [UUID]).self) {
-            found = Ownership(owner: user, barredApps: barred, policies: [:])
-        }
-        guard var ownership = found else { return nil }
-        let policies = try await connection.query(
-            """
-            SELECT type, value, policy, removed, hidden FROM names.address_policies
-            WHERE app_id = \(app) AND user_id = \(ownership.owner)
-            """, logger: logger)
-        for try await (type, value, policy, removed, hidden) in policies.decode((String, String, String, Bool, Bool).self) {
-            ownership.policies[AddressKey(type: type, value: value)] = AddressPolicy(
-                policy: policy, removed: removed, hidden: hidden)
-        }
-        return ownership
+        let person = UUID()
+        return try await ownerships(app: app, persons: [person: users], connection, logger)[person]
     }
 
     /// ``ownership(app:users:_:_:)`` of many persons at once (keyed as `persons` is), in two reads.
