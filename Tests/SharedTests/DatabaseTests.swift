@@ -110,6 +110,23 @@ import Testing
         #expect((try fileManager.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int) == 0o700)
     }
 
+    /// As root the cluster lives outside the data directory and outlives it. Someone who deletes
+    /// the data directory (its password with it) and starts again at the same path gets a new,
+    /// empty cluster, not an error, even while the old server still runs.
+    @Test(.enabled(if: geteuid() == 0, "only root's cluster lives outside the data directory"))
+    func aDeletedDataDirectoryStartsAfresh() async throws {
+        let fileManager = FileManager.default
+        let directory = fileManager.temporaryDirectory.appendingPathComponent("layer-embedded-\(UUID().uuidString)")
+        defer { try? fileManager.removeItem(at: directory) }
+        let first = try EmbeddedPostgres.start(directory: directory, logger: .test)
+        try await Self.query(first.settings, "CREATE TABLE gone (value text)")
+        try fileManager.removeItem(at: directory)
+
+        let second = try EmbeddedPostgres.start(directory: directory, logger: .test)
+        defer { second.stopAndRemove() }
+        #expect(try await Self.query(second.settings, "SELECT to_regclass('gone')::text") == nil)
+    }
+
     /// Runs `sql` (statements separated by `; `) and returns the first column of the last row.
     static func query(_ settings: DatabaseSettings, _ sql: String) async throws -> String? {
         let client = settings.makeClient(logger: .test)

@@ -16,12 +16,12 @@ public struct ScoredPair: Hashable, Sendable {
 
 /// Finds and scores the candidate pairs of a set of records.
 ///
-/// Cost: every record gets at most 13 blocking keys (``MatchFeatures/blockingKeys``); a dictionary
+/// Cost: every record gets at most 15 blocking keys (``MatchFeatures/blockingKeys``); a dictionary
 /// from key to records makes the blocks in one pass, and each record is compared once with each
 /// other record of its blocks (a pair met in several blocks is compared once). Blocks of more than
 /// ``maximumBlockSize`` records are skipped: they come from keys too common to mean anything (a
 /// very common name in a big city, an `info@` mailbox), and the other keys of a true pair still meet.
-/// So comparisons grow linearly with the number of records, at most `13 × maximumBlockSize` per
+/// So comparisons grow linearly with the number of records, at most `15 × maximumBlockSize` per
 /// record, as long as the keys spread: measured on generated data, 2 per record at 10,000 records
 /// and 15 at 100,000 (BENCHMARKS.md). As data grows more blocks pass the cap and are dropped, which
 /// costs recall only for pairs that have no other key in common.

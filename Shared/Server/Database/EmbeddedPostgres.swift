@@ -51,6 +51,19 @@ public final class EmbeddedPostgres: Sendable {
         let passwordFile = directory.appendingPathComponent("postgres.password")
         try moveEarlierCluster(from: directory.appendingPathComponent("postgres"), to: data, logger: logger)
 
+        // As root the cluster outlives the data directory: one whose password went with a deleted
+        // data directory can never be reached again, so the new data directory starts afresh.
+        if fileManager.fileExists(atPath: data.appendingPathComponent("PG_VERSION").path),
+            !fileManager.fileExists(atPath: passwordFile.path)
+        {
+            logger.warning(
+                "The data directory was deleted: its PostgreSQL cluster is made again", metadata: ["path": "\(data.path)"])
+            if let pid = runningPID(data) {
+                kill(pid, SIGINT)  // PostgreSQL's fast shutdown
+                for _ in 0..<100 where runningPID(data) != nil { usleep(100_000) }
+            }
+            try fileManager.removeItem(at: data)
+        }
         if !fileManager.fileExists(atPath: data.appendingPathComponent("PG_VERSION").path) {
             logger.info("Creating a private PostgreSQL cluster", metadata: ["path": "\(data.path)"])
             try? fileManager.removeItem(at: data)
@@ -119,13 +132,16 @@ public final class EmbeddedPostgres: Sendable {
 
     /// Starts the server stopped by ``stopServer(mode:)`` again, on its port.
     public func startAgain() throws {
-        try Self.run(binDirectory.appendingPathComponent("pg_ctl"), Self.startArguments(data: dataDirectory, port: settings.port, maxConnections: 200))
+        try Self.run(
+            binDirectory.appendingPathComponent("pg_ctl"),
+            Self.startArguments(data: dataDirectory, port: settings.port, maxConnections: 200))
     }
 
     static func startArguments(data: URL, port: Int, maxConnections: Int) -> [String] {
         [
             "-D", data.path, "-l", data.appendingPathComponent("server.log").path, "-w", "-t", "60",
-            "-o", "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=\(maxConnections) -c fsync=on",
+            "-o",
+            "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=\(maxConnections) -c fsync=on",
             "start",
         ]
     }

@@ -2,11 +2,11 @@
 /// that a pair stays reachable when any one field is wrong or missing: several keys each leave out a
 /// different field, and none is so coarse (a bare initial, a bare year) that it makes giant blocks.
 ///
-/// Per record, at most 13 keys: up to three addresses as they are; the last seven digits of a
+/// Per record, at most 15 keys: up to three addresses as they are; the last seven digits of a
 /// phone (another country code or area prefix); the local part of an e-mail (another domain);
 /// the two names' phonetic keys in either order (nicknames resolved, first and last swapped); last
 /// name sound with birth year; first name sound with birth year; the full birth date; first name
-/// sound with location; last name sound with location; house number with street; and a
+/// sound with location; last name sound with location (or, without one, each name's sound with the postal code); house number with street; and a
 /// sorted-neighbourhood style key on the names' first letters, which survives a typo that changes
 /// a name's sound.
 enum BlockingKeys {
@@ -14,7 +14,7 @@ enum BlockingKeys {
 
     static func keys(_ features: DerivedFeatures) -> [String] {
         var keys: [String] = []
-        keys.reserveCapacity(13)
+        keys.reserveCapacity(15)
         let addresses =
             (features.systems + features.emails.filter(\.verified) + features.phones.filter(\.verified)
                 + features.emails.filter { !$0.verified } + features.phones.filter { !$0.verified } + features.handles)
@@ -46,6 +46,12 @@ enum BlockingKeys {
         }
         if let physical = features.physical.first, let number = physical.number, let street = physical.street {
             keys.append("st:\(number)|\(street)")
+        }
+        // Names with the postal code of the first address: the household's keys when no location
+        // is given (a postal code is coarse enough to hold many people, fine enough to stay small).
+        if features.locationText == nil, let code = features.physical.first?.postalCode {
+            if let last, !last.primaryKey.isEmpty { keys.append("lz:\(last.primaryKey)|\(code)") }
+            if let first, !first.canonicalKey.isEmpty { keys.append("fz:\(first.canonicalKey)|\(code)") }
         }
         if let first, let last {
             // A sorted-neighbourhood style key: the last name's first four letters and the first

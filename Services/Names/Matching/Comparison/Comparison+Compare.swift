@@ -154,11 +154,20 @@ enum FieldComparators {
     private static func physicalPair(_ x: PhysicalFeature, _ y: PhysicalFeature) -> Int8 {
         if x.tokens == y.tokens { return 1 }
         if x.tokens.isEmpty || y.tokens.isEmpty { return 5 }
+        // Words in common: equal ones first (a merge of the sorted hashes), then, among the rest,
+        // words a typo apart. Bit i of a mask marks word i as taken (addresses of more than 64
+        // words compare on their first 64).
+        var takenX: UInt64 = 0
+        var takenY: UInt64 = 0
         var common = 0
         var i = 0
         var j = 0
         while i < x.tokens.count && j < y.tokens.count {
             if x.tokens[i] == y.tokens[j] {
+                if i < 64 && j < 64 {
+                    takenX |= 1 << UInt64(i)
+                    takenY |= 1 << UInt64(j)
+                }
                 common += 1
                 i += 1
                 j += 1
@@ -168,12 +177,35 @@ enum FieldComparators {
                 j += 1
             }
         }
-        let overlap = Double(common) / Double(min(x.tokens.count, y.tokens.count))
+        let smaller = min(x.tokens.count, y.tokens.count)
+        if common < smaller {
+            for i in 0..<min(x.words.count, 64) where takenX & (1 << UInt64(i)) == 0 && x.words[i].count >= 4 {
+                for j in 0..<min(y.words.count, 64) where takenY & (1 << UInt64(j)) == 0 {
+                    if similarWords(x.words[i], y.words[j]) {
+                        takenX |= 1 << UInt64(i)
+                        takenY |= 1 << UInt64(j)
+                        common += 1
+                        break
+                    }
+                }
+            }
+        }
+        let overlap = Double(common) / Double(smaller)
         let sameNumber = x.number == nil || y.number == nil || x.number == y.number
         if overlap >= 0.75 && sameNumber { return 2 }
         // A house number alone in common is not an address in common.
         if overlap >= 0.5 && common >= 2 && (sameNumber || overlap >= 0.75) { return 3 }
         return 5
+    }
+
+    /// Two words of an address a typo apart: four or more letters one edit apart, or a postal code
+    /// with one digit wrong or two swapped. House numbers must be equal (16 and 18 are two houses).
+    private static func similarWords(_ a: [UInt32], _ b: [UInt32]) -> Bool {
+        guard b.count >= 4, let first = a.first, let other = b.first else { return false }
+        let digits: ClosedRange<UInt32> = 0x30...0x39
+        if digits.contains(first) != digits.contains(other) { return false }
+        if digits.contains(first) && a.count != b.count { return false }
+        return StringSimilarity.isWithinOneEdit(a, b)
     }
 
     /// Best level over all pairs of addresses of one kind: exact (1), exact only through an address

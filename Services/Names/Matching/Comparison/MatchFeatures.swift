@@ -77,34 +77,75 @@ struct BirthDate: Sendable, Equatable {
     var isComplete: Bool { year != nil && month != nil && day != nil }
 }
 
-/// A postal address as a set of words, with abbreviations spelled out.
+/// A postal address as a set of words, with abbreviations spelled out and street types dropped.
 final class PhysicalFeature: Sendable {
     /// Hashes of the words, sorted and unique: compared on every candidate pair, so integers.
     let tokens: [Int]
+    /// The same words as scalars, in the order of `tokens`, for the pairs that differ by typos.
+    let words: [[UInt32]]
+    /// The house number: the first number of the first part (before a comma), so that a postal
+    /// code later on is not taken for it.
     let number: String?
+    /// The last number of four or more digits after the first part: in most countries the postal code.
+    let postalCode: String?
     let street: String?
     let removed: Bool
     let verified: Bool
 
     init?(_ address: MatchAddress) {
-        let words = NameFolding.fold(address.value).split(separator: " ").map { Self.spelledOut[String($0)] ?? String($0) }
-        guard !words.isEmpty else { return nil }
-        tokens = Set(words.filter { !Self.streetTypes.contains($0) }.map(\.hashValue)).sorted()
-        number = words.first { $0.first?.isNumber == true }
-        street = words.first { $0.first?.isLetter == true && !Self.streetTypes.contains($0) }
+        let parts = address.value.split(separator: ",").map { Self.words(NameFolding.fold(String($0))) }
+        let all = parts.flatMap { $0 }
+        guard !all.isEmpty else { return nil }
+        let kept = Dictionary(
+            all.filter { !Self.streetTypes.contains($0) }.map { ($0.hashValue, $0) }, uniquingKeysWith: { a, _ in a })
+        tokens = kept.keys.sorted()
+        words = tokens.map { Array(kept[$0]!.unicodeScalars.map(\.value)) }
+        let isNumber = { (word: String) in word.first?.isNumber == true }
+        // Counted in all words: the house number is among the first three words of the first part.
+        let firstPart = parts.firstIndex { !$0.isEmpty } ?? 0
+        let offset = parts[..<firstPart].reduce(0) { $0 + $1.count }
+        let numberIndex = parts[firstPart].prefix(3).firstIndex(where: isNumber).map { $0 + offset }
+        number = numberIndex.map { all[$0] }
+        postalCode = all.indices.last { $0 != numberIndex && isNumber(all[$0]) && all[$0].count >= 4 }.map { all[$0] }
+        street = all.first { $0.first?.isLetter == true && !Self.streetTypes.contains($0) }
         removed = address.removed
         verified = address.verified
+    }
+
+    /// Folded words with abbreviations spelled out, and a street type run into the word before it
+    /// (`gurnaiplace`) split off.
+    private static func words(_ folded: String) -> [String] {
+        var result: [String] = []
+        for raw in folded.split(separator: " ") {
+            let word = spelledOut[String(raw)] ?? String(raw)
+            if word.count >= 8, word.first?.isLetter == true,
+                let type = runOnTypes.first(where: { word.hasSuffix($0) && word.count - $0.count >= 3 })
+            {
+                result.append(String(word.dropLast(type.count)))
+                result.append(type)
+            } else {
+                result.append(word)
+            }
+        }
+        return result
     }
 
     private static let spelledOut: [String: String] = [
         "st": "street", "str": "street", "rd": "road", "ave": "avenue", "av": "avenue", "blvd": "boulevard",
         "dr": "drive", "ln": "lane", "ct": "court", "pl": "place", "sq": "square", "hwy": "highway", "apt": "apartment",
         "ste": "suite", "n": "north", "s": "south", "e": "east", "w": "west", "mt": "mount", "no": "number",
+        "cres": "crescent", "cct": "circuit", "cl": "close", "pde": "parade", "tce": "terrace", "cir": "circle",
         "strasse": "street", "rue": "street", "calle": "street", "via": "street",
     ]
     private static let streetTypes: Set<String> = [
         "street", "road", "avenue", "boulevard", "drive", "lane", "court", "place", "square", "highway", "apartment",
-        "suite", "north", "south", "east", "west", "the", "number", "flat", "unit",
+        "suite", "north", "south", "east", "west", "the", "number", "flat", "unit", "crescent", "circuit", "close",
+        "parade", "terrace", "circle", "way",
+    ]
+    /// Street types long enough to be recognised at the end of a word they were run into.
+    private static let runOnTypes = [
+        "street", "road", "avenue", "drive", "lane", "court", "place", "crescent", "circuit",
+        "close", "parade", "terrace",
     ]
 }
 

@@ -89,7 +89,7 @@ struct PersonReader: Sendable {
             if let normalized = Self.birthday(birthday) {
                 record.birthday = normalized
             } else {
-                problem("birthday", "birthday is YYYY-MM-DD, YYYY-MM, YYYY or --MM-DD (month 01-12, day 01-31).")
+                problem("birthday", "birthday is YYYY-MM-DD, YYYY-MM, YYYY or --MM-DD.")
             }
         }
         record.addresses = addresses(fields["addresses"], problem)
@@ -183,10 +183,12 @@ struct PersonReader: Sendable {
         }
     }
 
-    /// `YYYY-MM-DD`, `YYYY-MM`, `YYYY` or `--MM-DD` (also written `YYYYMMDD` or with slashes),
-    /// with a month from 1 to 12 and a day from 1 to 31; nil for anything else. The day is not
-    /// checked against the month: real records carry dates such as 30 February, typos of a real
-    /// birthday that still help to match it.
+    /// `YYYY-MM-DD`, `YYYY-MM`, `YYYY` or `--MM-DD` (also written `YYYYMMDD` or with slashes);
+    /// nil for anything else. The day is not checked against the month: real records carry dates
+    /// such as 30 February, typos of a real birthday that still help to match it. For the same
+    /// reason a full date whose month or day is out of range (`1937-12-33`, `1972-95-18`: what
+    /// typing errors in real data sets look like) keeps the part that is valid (`1937-12`, `1972`)
+    /// instead of refusing the record; the raw tier keeps what was sent.
     static func birthday(_ text: String) -> String? {
         var text = text.replacingOccurrences(of: "/", with: "-")
         if text.count == 8, text.allSatisfy({ $0.isASCII && $0.isNumber }) {
@@ -194,16 +196,17 @@ struct PersonReader: Sendable {
             text = "\(String(digits[0..<4]))-\(String(digits[4..<6]))-\(String(digits[6..<8]))"
         }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        func number(_ part: String, digits: Int, in range: ClosedRange<Int>) -> Bool {
-            part.count == digits && part.allSatisfy { $0.isASCII && $0.isNumber } && range.contains(Int(part)!)
+        func digits(_ part: String, _ count: Int) -> Bool { part.count == count && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        func number(_ part: String, digits count: Int, in range: ClosedRange<Int>) -> Bool {
+            digits(part, count) && range.contains(Int(part)!)
         }
         let (year, month, day) = (1000...2999, 1...12, 1...31)
         switch parts.count {
         case 1 where number(parts[0], digits: 4, in: year): return text
         case 2 where number(parts[0], digits: 4, in: year) && number(parts[1], digits: 2, in: month): return text
-        case 3
-        where number(parts[0], digits: 4, in: year) && number(parts[1], digits: 2, in: month)
-            && number(parts[2], digits: 2, in: day):
+        case 3 where number(parts[0], digits: 4, in: year) && digits(parts[1], 2) && digits(parts[2], 2):
+            guard number(parts[1], digits: 2, in: month) else { return parts[0] }
+            guard number(parts[2], digits: 2, in: day) else { return "\(parts[0])-\(parts[1])" }
             return text
         case 4
         where parts[0].isEmpty && parts[1].isEmpty && number(parts[2], digits: 2, in: month)
