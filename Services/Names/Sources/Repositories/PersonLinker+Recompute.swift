@@ -7,18 +7,25 @@ import PostgresNIO
 
 extension PersonLinker {
     /// Merges each of `persons` again from its entries and writes its row, addresses, blocking
-    /// keys and matches.
-    func recompute(app: UUID, persons: [UUID], _ connection: PostgresConnection, _ logger: Logger) async throws {
+    /// keys and matches. `fresh` holds every entry of the persons made of entries just linked (the
+    /// others are read back).
+    func recompute(
+        app: UUID, persons: [UUID], fresh: [UUID: [StoredEntry]] = [:], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
         guard !persons.isEmpty else { return }
-        var entries: [UUID: [(seq: Int64, contact: Bool, document: PersonDocument)]] = [:]
-        let rows = try await connection.query(
-            """
-            SELECT person_id, seq, from_contact, record::text FROM names.person_entries
-            WHERE app_id = \(app) AND person_id = ANY(\(persons)) ORDER BY person_id, seq
-            """, logger: logger)
-        let decoder = JSONDecoder()
-        for try await (person, seq, contact, text) in rows.decode((UUID, Int64, Bool, String).self) {
-            entries[person, default: []].append((seq, contact, try decoder.decode(PersonDocument.self, from: Data(text.utf8))))
+        var entries = fresh.mapValues { $0.sorted { $0.seq < $1.seq } }
+        let stored = persons.filter { fresh[$0] == nil }
+        if !stored.isEmpty {
+            let rows = try await connection.query(
+                """
+                SELECT person_id, seq, from_contact, record::text FROM names.person_entries
+                WHERE app_id = \(app) AND person_id = ANY(\(stored)) ORDER BY person_id, seq
+                """, logger: logger)
+            let decoder = JSONDecoder()
+            for try await (person, seq, contact, text) in rows.decode((UUID, Int64, Bool, String).self) {
+                entries[person, default: []].append(
+                    (seq, contact, try decoder.decode(PersonDocument.self, from: Data(text.utf8))))
+            }
         }
         let ids = persons.filter { entries[$0] != nil }
         var documents: [String] = []
@@ -106,7 +113,8 @@ extension PersonLinker {
             let decoder = JSONDecoder()
             for try await (id, text) in rows.decode((UUID, String).self) {
                 others.append(id)
-                otherFeatures.append(try decoder.decode(MatchFeatures.self, from: Data(text.utf8)))
+                otherFeatures.append(
+                    try featureCache.features(text) { try decoder.decode(MatchFeatures.self, from: Data($0.utf8)) })
             }
         }
         var found: [(a: UUID, b: UUID, pair: ScoredPair)] = []

@@ -31,6 +31,11 @@ struct PersonLinker: Sendable {
     static let largestBlock = 500
 
     let deduplicator: Deduplicator
+    /// Stored persons' features, decoded once for all the imports that meet them as candidates.
+    let featureCache = FeatureCache()
+
+    /// An entry of a person as merging needs it.
+    typealias StoredEntry = (seq: Int64, contact: Bool, document: PersonDocument)
 
     /// Links `entries` (already inserted in tier 1) into persons; the person of each entry.
     func link(app: UUID, _ entries: [Entry], _ connection: PostgresConnection, _ logger: Logger) async throws -> [UUID] {
@@ -130,8 +135,14 @@ struct PersonLinker: Sendable {
                         \(entries.map(\.fromContact))::boolean[], \(documents)::text[]) AS u(entry, person, seq, contact, record)
             """, logger: logger)
 
-        // 4. Every affected person merged again from all of its entries.
-        try await recompute(app: app, persons: affected, connection, logger)
+        // 4. Every affected person merged again from all of its entries. A person made of new
+        // entries only is merged from them as they are, without reading them back.
+        let reachesStored = Set(existing.values.map { nodes.find($0) })
+        var fresh: [UUID: [StoredEntry]] = [:]
+        for (index, entry) in entries.enumerated() where !reachesStored.contains(nodes.find(index)) {
+            fresh[personOfEntry[index], default: []].append((entry.seq, entry.fromContact, entry.document))
+        }
+        try await recompute(app: app, persons: affected, fresh: fresh, connection, logger)
         return personOfEntry
     }
 
