@@ -10,11 +10,11 @@ import Synchronization
 /// another text. Two generations bound the memory: lookups promote entries from the older one,
 /// and when the newer fills up the older is dropped.
 final class FeatureCache: Sendable {
-    /// Entries per generation; at most twice this many are held.
+    /// Entries per generation; at most twice this many are held (about 1 KB each: 100 MB at most).
     let generationSize: Int
     private let generations = Mutex<(current: [String: MatchFeatures], previous: [String: MatchFeatures])>(([:], [:]))
 
-    init(generationSize: Int = 25_000) { self.generationSize = generationSize }
+    init(generationSize: Int = 50_000) { self.generationSize = generationSize }
 
     /// The features stored as `text`, decoded once.
     func features(_ text: String, decode: (String) throws -> MatchFeatures) rethrows -> MatchFeatures {
