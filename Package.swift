@@ -74,6 +74,16 @@ let services = [
             // Normalisation and record matching: no database, no HTTP.
             .target(name: "NameMatching", path: "Services/Names/Matching", swiftSettings: swiftSettings)
         ]),
+    Service(
+        "VoIP", executable: "layer-voip",
+        dependencies: [
+            crypto, httpClient, .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ],
+        modules: [
+            // The STUN message codec: bytes in, bytes out, no sockets.
+            .target(name: "STUNCodec", path: "Services/VoIP/STUN", swiftSettings: swiftSettings)
+        ]),
 ]
 let serviceLibraries = services.map { Target.Dependency.byName(name: $0.library) }
 

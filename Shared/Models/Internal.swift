@@ -7,6 +7,7 @@ public enum InternalAPI {
         public static let auth = "auth"
         public static let sync = "sync"
         public static let names = "names"
+        public static let voip = "voip"
     }
 
     public static let introspectPath = "/internal/v1/introspect"

@@ -1,0 +1,35 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LayerModels
+import LayerServer
+import Logging
+
+/// The VoIP signalling service: calls from one user to another, rung on every device of the
+/// callee through the sync service's push, first answer wins; call history; TURN credentials;
+/// and the STUN server that tells each device its public address. Media never passes through it.
+public struct VoIPService: ConfigurableService {
+    public static let name = InternalAPI.Service.voip
+    public static let defaultPort = 8084
+    public static var migrations: MigrationRunner { voipMigrations }
+    /// Its `openapi.yaml` with the shared part.
+    public static let openAPI = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "voip")
+    public var links: [(rel: String, path: String)] { [("calls", "/calls")] }
+
+    let settings: VoIPSettings
+    let sessionAuthenticator: SessionAuthenticator
+    let auth: InternalClient
+
+    public init(settings: VoIPSettings, dependencies: ServiceDependencies) {
+        let server = dependencies.server
+        self.settings = settings
+        auth = InternalClient(
+            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
+            http: dependencies.http)
+        sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: false, limiters: dependencies.rateLimiters)
+    }
+
+    public func addRoutes(to router: Router<LayerRequestContext>) {}
+
+    public var readiness: [String: OperationalRoutes.Check] { ["auth": auth.authReadinessCheck] }
+}
