@@ -176,18 +176,52 @@ public enum InternalAPI {
         public var userIDs: [String]
         /// Any JSON object; devices receive it as the body of a `signal` packet.
         public var signal: JSONValue
+        /// With ``replaySeconds``: the signal is also kept under this key for that long, and sent
+        /// to each device of these users that connects meanwhile (a call still ringing). A later
+        /// signal under the same key replaces it, or with 0 seconds clears it.
+        public var replayKey: String?
+        public var replaySeconds: Int?
 
-        public init(appID: UUID, userIDs: [String], signal: JSONValue) {
+        public init(appID: UUID, userIDs: [String], signal: JSONValue, replayKey: String? = nil, replaySeconds: Int? = nil) {
             self.appID = appID
             self.userIDs = userIDs
             self.signal = signal
+            self.replayKey = replayKey
+            self.replaySeconds = replaySeconds
         }
 
         enum CodingKeys: String, CodingKey {
             case signal
             case appID = "app_id"
             case userIDs = "user_ids"
+            case replayKey = "replay_key"
+            case replaySeconds = "replay_seconds"
         }
+    }
+
+    /// `POST /internal/v1/devices` (sync service): how many devices each of these users has
+    /// connected on any replica now (WebSockets and event streams).
+    public static let devicesPath = "/internal/v1/devices"
+
+    public struct DevicesRequest: Codable, Sendable {
+        public var appID: UUID
+        public var userIDs: [String]
+
+        public init(appID: UUID, userIDs: [String]) {
+            self.appID = appID
+            self.userIDs = userIDs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case appID = "app_id"
+            case userIDs = "user_ids"
+        }
+    }
+
+    public struct DevicesResponse: Codable, Sendable, Equatable {
+        /// Devices per user; a user with none is not listed.
+        public var devices: [String: Int]
+        public init(devices: [String: Int]) { self.devices = devices }
     }
 
     public struct SignalResponse: Codable, Sendable, Equatable {

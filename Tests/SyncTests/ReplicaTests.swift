@@ -12,7 +12,9 @@ extension SyncHarness {
     }
 
     /// Opens the event stream as `user` on another replica.
-    fileprivate func events(_ user: UserClient, on baseURL: String, headers: [String: String] = [:]) async throws -> TestEventStream {
+    fileprivate func events(_ user: UserClient, on baseURL: String, headers: [String: String] = [:]) async throws
+        -> TestEventStream
+    {
         try await TestEventStream.connect(url: "\(baseURL)/events?session_token=\(user.token)", headers: headers)
     }
 
@@ -197,6 +199,77 @@ struct ReplicaTests {
         }
     }
 
+    @Test("A signal kept for replay reaches the devices that connect while it lasts, until it is cleared or runs out")
+    func replayedSignals() async throws {
+        try await SyncHarness.run(settings: quickPush) { harness in
+            let bob = try await harness.user("bob")
+            let token = harness.fixture.internalToken
+            func send(_ signal: JSONValue, key: String, seconds: Int) async throws {
+                let response = try await harness.signal(
+                    [
+                        "app_id": .string(harness.appID), "user_ids": ["bob"], "signal": signal, "replay_key": .string(key),
+                        "replay_seconds": .number(Double(seconds)),
+                    ], token: token)
+                #expect(response.status == 200, "\(response.text)")
+            }
+            let ring: JSONValue = ["type": "call.ringing", "call": "c1"]
+            try await send(ring, key: "call:c1", seconds: 60)
+            try await harness.withReplica(settings: quickPush) { replica in
+                // Connecting later, on any replica, by WebSocket or event stream: the ring comes.
+                let socket = try await harness.socket(bob, on: replica)
+                let packet = try await socket.next { $0["type"]?.stringValue == "signal" }
+                #expect(packet["body"] == ring)
+                let stream = try await harness.events(bob)
+                let event = try await stream.next { $0.event == "signal" }
+                #expect(event.json == ring)
+                stream.close()
+                await socket.close()
+            }
+            // Answered: the same key with 0 seconds clears it, and the answer itself is sent.
+            try await send(["type": "call.answered", "call": "c1"], key: "call:c1", seconds: 0)
+            let after = try await harness.socket(bob)
+            try await after.registered()
+            try await after.expectNone("a ring after the answer") { $0["type"]?.stringValue == "signal" }
+            await after.close()
+
+            // A kept signal runs out by itself.
+            try await send(["type": "call.ringing", "call": "c2"], key: "call:c2", seconds: 1)
+            try await Task.sleep(for: .milliseconds(1500))
+            let late = try await harness.socket(bob)
+            try await late.registered()
+            try await late.expectNone("a ring that ran out") { $0["type"]?.stringValue == "signal" }
+            await late.close()
+        }
+    }
+
+    @Test("POST /internal/v1/devices counts each user's connected devices on every replica")
+    func internalDevices() async throws {
+        try await SyncHarness.run(settings: quickPush) { harness in
+            let bob = try await harness.user("bob")
+            let token = harness.fixture.internalToken
+            @Sendable func count(_ body: JSONValue, token: String? = nil) async throws -> TestResponse {
+                let headers = token.map { [("Authorization", "Bearer \($0)")] } ?? []
+                return try await harness.client.request(.POST, "/internal/v1/devices", headers: headers, json: body)
+            }
+            let body: JSONValue = ["app_id": .string(harness.appID), "user_ids": ["bob", "carol"]]
+            #expect(try await count(body, token: token).json == ["devices": [:]])
+            try await harness.withReplica(settings: quickPush) { replica in
+                let onA = try await harness.socket(bob)
+                let onB = try await harness.socket(bob, on: replica)
+                for socket in [onA, onB] { try await socket.registered() }
+                let stream = try await harness.events(bob, on: replica)
+                #expect(stream.status == 200)
+                let counted = try await count(body, token: token)
+                #expect(counted.json == ["devices": ["bob": 3]])
+                stream.close()
+                for socket in [onA, onB] { await socket.close() }
+            }
+            #expect(try await count(body).status == 401)
+            let refused = try await count(["app_id": .string(harness.appID), "user_ids": []], token: token)
+            #expect(refused.status == 422 && refused.errorProperty == "user_ids")
+        }
+    }
+
     @Test("POST /internal/v1/signals refuses a missing token and malformed bodies")
     func internalSignalsBadInput() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
@@ -229,11 +302,26 @@ struct ReplicaTests {
             #expect(blank.status == 422)
             #expect(blank.errorProperty?.hasPrefix("user_ids") == true)
 
+            // A replay needs both its key and its time, each in range; the error names what is wrong or missing.
+            let replays: [(key: String?, seconds: Int?, property: String)] = [
+                ("", 5, "replay_key"), ("call:x", 3601, "replay_seconds"), ("call:x", -1, "replay_seconds"),
+                (nil, 5, "replay_key"), ("call:x", nil, "replay_seconds"),
+            ]
+            for (key, seconds, property) in replays {
+                var replayed = good
+                replayed["replay_key"] = key.map { .string($0) }
+                replayed["replay_seconds"] = seconds.map { .number(Double($0)) }
+                let refused = try await harness.signal(.object(replayed), token: token)
+                #expect(refused.status == 422 && refused.errorProperty == property, "\(property)")
+            }
+
             #expect(try await harness.signal(.object(good), token: token).status == 200, "the good body is accepted")
         }
     }
 
-    @Test("A typing indicator sent on one replica reaches the other participant on another, then moves on to paused and finished by itself")
+    @Test(
+        "A typing indicator sent on one replica reaches the other participant on another, then moves on to paused and finished by itself"
+    )
     func typingAcrossReplicas() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()

@@ -3,4 +3,5 @@ import LayerServer
 /// The sync schema's migrations, in the order they apply. A change to the schema is a new
 /// numbered file here and one more entry in this list; a released migration is never edited.
 let syncMigrations = MigrationRunner(
-    schema: "sync", migrations: [m0001CreateSyncSchema, m0002Push, m0003FormerParticipants, m0004ContentUploads])
+    schema: "sync",
+    migrations: [m0001CreateSyncSchema, m0002Push, m0003FormerParticipants, m0004ContentUploads, m0005ReplayedSignals])

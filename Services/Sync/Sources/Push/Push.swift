@@ -69,6 +69,10 @@ struct Push: Sendable {
             if kind == .webSocket, webSockets == 1 {
                 try await presence.connected(app: session.appID, user: session.userID, logger: logger)
             }
+            // Signals kept for devices that connect later (a call still ringing).
+            for signal in try await repositories.devices.keptSignals(app: session.appID, user: session.userID, logger: logger) {
+                device.offer(EphemeralPacket(type: "signal", body: signal, event: "signal"))
+            }
         } catch {
             await close(device, logger: logger)
             throw error
@@ -131,7 +135,7 @@ struct Push: Sendable {
 
 /// The timers of push, one loop for all connections: disconnects devices stuck with a full
 /// outbox, whose session expired or ended; keeps event streams alive; moves silent typists on;
-/// refreshes this replica's row.
+/// refreshes this replica's row and drops kept signals that ran out.
 struct PushMaintenance: Service {
     let push: Push
     let logger: Logger
@@ -167,6 +171,7 @@ struct PushMaintenance: Service {
                 do {
                     try await push.repositories.devices.refreshReplica(
                         push.hub.replicaID, devices: push.hub.allDevices, logger: logger)
+                    try await push.repositories.devices.dropExpiredSignals(logger: logger)
                 } catch {
                     logger.warning("Could not refresh this replica's row", metadata: ["error": "\(error)"])
                 }

@@ -125,4 +125,38 @@ struct DeviceRepository: PostgresRepository {
         for row in rows { return try row.decode((String, Date).self) }
         return (status ?? "available", Date())
     }
+
+    /// Keeps `signal` for these users under `key` until `seconds` from now (replacing what was
+    /// kept under it), or with 0 seconds forgets it.
+    func keepSignal(app: UUID, users: [String], key: String, signal: String, seconds: Int, logger: Logger) async throws {
+        if seconds == 0 {
+            try await write(
+                "DELETE FROM sync.replayed_signals WHERE app_id = \(app) AND user_id = ANY(\(users)) AND key = \(key)",
+                logger: logger)
+            return
+        }
+        try await write(
+            """
+            INSERT INTO sync.replayed_signals (app_id, user_id, key, signal, until)
+            SELECT \(app), u, \(key), \(signal), now() + make_interval(secs => \(seconds)) FROM unnest(\(users)::text[]) AS u
+            ON CONFLICT (app_id, user_id, key) DO UPDATE SET signal = excluded.signal, until = excluded.until
+            """, logger: logger)
+    }
+
+    /// The signals kept for a user that have not run out, oldest first.
+    func keptSignals(app: UUID, user: String, logger: Logger) async throws -> [String] {
+        let rows = try await postgres.query(
+            """
+            SELECT signal FROM sync.replayed_signals WHERE app_id = \(app) AND user_id = \(user) AND until > now()
+            ORDER BY until, key
+            """, logger: logger)
+        var signals: [String] = []
+        for try await signal in rows.decode(String.self) { signals.append(signal) }
+        return signals
+    }
+
+    /// Forgets the kept signals that ran out.
+    func dropExpiredSignals(logger: Logger) async throws {
+        try await write("DELETE FROM sync.replayed_signals WHERE until <= now()", logger: logger)
+    }
 }
