@@ -199,6 +199,30 @@ public enum InternalAPI {
         }
     }
 
+    /// `POST /internal/v1/users/known` (auth service): which of these users the app knows (they
+    /// signed in at least once) and are not suspended.
+    public static let knownUsersPath = "/internal/v1/users/known"
+
+    public struct KnownUsersRequest: Codable, Sendable {
+        public var appID: UUID
+        public var userIDs: [String]
+
+        public init(appID: UUID, userIDs: [String]) {
+            self.appID = appID
+            self.userIDs = userIDs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case appID = "app_id"
+            case userIDs = "user_ids"
+        }
+    }
+
+    public struct KnownUsersResponse: Codable, Sendable, Equatable {
+        public var known: [String]
+        public init(known: [String]) { self.known = known }
+    }
+
     /// `POST /internal/v1/devices` (sync service): how many devices each of these users has
     /// connected on any replica now (WebSockets and event streams).
     public static let devicesPath = "/internal/v1/devices"

@@ -6,6 +6,7 @@ import LayerModels
 import LayerNames
 import LayerServer
 import LayerSync
+import LayerVoIP
 import Logging
 import NIOCore
 import PostgresNIO
@@ -44,6 +45,7 @@ public struct AuthFixture: Sendable {
         logger: Logger = .test,
         withSync syncSettings: SyncSettings? = nil,
         withNames namesSettings: NamesSettings? = nil,
+        withVoIP voipSettings: VoIPSettings? = nil,
         _ body: @Sendable (AuthFixture) async throws -> T
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
@@ -55,9 +57,12 @@ public struct AuthFixture: Sendable {
             serverSettings.tlsKeyPath = tlsIdentity.keyPath
         }
         // With sync, as in `layer dev`: the sync service calls the auth service on the same listener.
+        // VoIP rings devices through sync, so it brings sync along.
+        let sync = syncSettings ?? (voipSettings != nil ? SyncSettings() : nil)
         let services =
-            [AuthService.configured(authSettings)] + (syncSettings.map { [SyncService.configured($0)] } ?? [])
+            [AuthService.configured(authSettings)] + (sync.map { [SyncService.configured($0)] } ?? [])
             + (namesSettings.map { [NamesService.configured($0)] } ?? [])
+            + (voipSettings.map { [VoIPService.configured($0)] } ?? [])
         let internalToken = serverSettings.internalToken
         return try await LiveServer.run(services, settings: serverSettings, logger: logger) { server in
             func start(_ http: HTTPClient) async throws -> T {

@@ -4,6 +4,7 @@ import Hummingbird
 import LayerModels
 import LayerServer
 import Logging
+import ServiceLifecycle
 
 /// The VoIP signalling service: calls from one user to another, rung on every device of the
 /// callee through the sync service's push, first answer wins; call history; TURN credentials;
@@ -19,6 +20,7 @@ public struct VoIPService: ConfigurableService {
     let settings: VoIPSettings
     let sessionAuthenticator: SessionAuthenticator
     let auth: InternalClient
+    let calls: Calls
 
     public init(settings: VoIPSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -26,10 +28,35 @@ public struct VoIPService: ConfigurableService {
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
             http: dependencies.http)
+        let sync = InternalClient(
+            baseURL: dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL), token: server.internalToken,
+            http: dependencies.http)
+        let names = dependencies.optionalPeerURL(InternalAPI.Service.names, configured: settings.namesURL).map {
+            InternalClient(baseURL: $0, token: server.internalToken, http: dependencies.http)
+        }
         sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: false, limiters: dependencies.rateLimiters)
+        calls = Calls(
+            repository: CallRepository(postgres: dependencies.postgres), signals: CallSignals(sync: sync), auth: auth,
+            relationships: RelationshipReporter(names: names), ringSeconds: settings.ringTimeoutSeconds)
     }
 
-    public func addRoutes(to router: Router<LayerRequestContext>) {}
+    public func addRoutes(to router: Router<LayerRequestContext>) {
+        let client = router.group()
+            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: sessionAuthenticator)
+        CallsController(calls: calls).addRoutes(to: client)
+        TurnController(
+            secret: settings.turnSecret, uris: settings.turnURIs, ttlSeconds: settings.turnTTLSeconds,
+            stunPort: { [settings] in settings.stunPort }
+        ).addRoutes(to: client)
+    }
+
+    public var backgroundServices: [any Service] {
+        [
+            CallSweeper(calls: calls, graceSeconds: settings.callerGraceSeconds, logger: Logger(label: "layer-voip.calls")),
+            calls.relationships.service(logger: Logger(label: "layer-voip.relationships")),
+        ]
+    }
 
     public var readiness: [String: OperationalRoutes.Check] { ["auth": auth.authReadinessCheck] }
 }

@@ -15,6 +15,19 @@ struct InternalController: Sendable {
         group.post("sessions", use: createSession)
         group.post("nonces", use: createNonce)
         group.post("app-tokens/verify", use: verifyAppToken)
+        group.post("users/known", use: knownUsers)
+    }
+
+    /// Which of the named users the app knows and has not suspended (the VoIP service asks before
+    /// it rings a callee).
+    @Sendable func knownUsers(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(
+            InternalAPI.KnownUsersRequest.self, limit: 64 * 1024, allowedKeys: ["app_id", "user_ids"])
+        guard (1...1000).contains(body.userIDs.count) else {
+            throw APIError.invalid("user_ids", "user_ids names 1 to 1000 users.")
+        }
+        let known = try await sessions.sessions.knownUsers(app: body.appID, among: body.userIDs, logger: context.logger)
+        return try Response.json(InternalAPI.KnownUsersResponse(known: known))
     }
 
     @Sendable func verifyAppToken(_ request: Request, context: LayerRequestContext) async throws -> Response {

@@ -58,6 +58,18 @@ struct SessionRepository: PostgresRepository {
     /// certificate binds the session to that certificate, as a new session would be; one without
     /// keeps the binding it had. Of concurrent statements with the same nonce exactly one deletes
     /// it, so exactly one opens a session.
+    /// The users among `users` that the app knows (they signed in once) and has not suspended.
+    func knownUsers(app: UUID, among users: [String], logger: Logger) async throws -> [String] {
+        let rows = try await postgres.query(
+            """
+            SELECT user_id FROM auth.users WHERE app_id = \(app) AND user_id = ANY(\(users)) AND NOT suspended
+            ORDER BY user_id
+            """, logger: logger)
+        var known: [String] = []
+        for try await user in rows.decode(String.self) { known.append(user) }
+        return known
+    }
+
     func openSession(
         app: UUID, identity: InternalAPI.Identity, nonce: String, token: String, renewing: String?, ttlSeconds: Int,
         certificateThumbprint: String?, logger: Logger

@@ -155,16 +155,7 @@ func userID(named value: JSONValue, property: String) throws -> String {
 }
 
 func userID(fromText text: String, property: String) throws -> String {
-    var user = text
-    let prefix = "layer:///identities/"
-    if text.hasPrefix(prefix) {
-        let encoded = String(text.dropFirst(prefix.count))
-        user = encoded.removingPercentEncoding ?? encoded
-    }
-    guard (1...128).contains(user.count), !user.contains("\u{0}") else {
-        throw APIError.invalid(property, "A user id has 1 to 128 characters and no NUL.")
-    }
-    return user
+    try IdentityReference.userID(text, property: property)
 }
 
 /// The largest a conversation's shared metadata, or one participant's private metadata, may be

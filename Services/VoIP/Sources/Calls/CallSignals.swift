@@ -1,0 +1,44 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+
+/// How the parties' devices hear of a call: `signal` packets through the sync service's push,
+/// `{"type": "call.<state>", "call": <the call>}`. A ring is also kept for the callee's devices
+/// that connect while it rings; any later signal of the call clears it.
+struct CallSignals: Sendable {
+    let sync: InternalClient
+
+    /// Rings every device of the callee; how many there were.
+    @discardableResult
+    func ring(_ call: Call, logger: Logger) async throws -> Int {
+        let seconds = max(1, min(3600, Int(call.ringDeadline.timeIntervalSinceNow.rounded(.up))))
+        return try await send(call, to: [call.callee], replaySeconds: seconds, logger: logger)
+    }
+
+    /// Tells both parties' devices where the call is now (answered: the caller gets the callee's
+    /// token and candidates, and the callee's other devices stop ringing).
+    @discardableResult
+    func changed(_ call: Call, logger: Logger) async throws -> Int {
+        try await send(call, to: [call.caller, call.callee], replaySeconds: 0, logger: logger)
+    }
+
+    /// The devices `user` has connected now.
+    func devices(app: UUID, users: [String], logger: Logger) async throws -> [String: Int] {
+        try await sync.post(
+            InternalAPI.devicesPath, body: InternalAPI.DevicesRequest(appID: app, userIDs: users),
+            as: InternalAPI.DevicesResponse.self, idempotent: true, logger: logger
+        ).devices
+    }
+
+    private func send(_ call: Call, to users: [String], replaySeconds: Int, logger: Logger) async throws -> Int {
+        let signal: JSONValue = ["type": .string("call.\(call.state.rawValue)"), "call": call.json]
+        let request = InternalAPI.SignalRequest(
+            appID: call.app, userIDs: users, signal: signal, replayKey: "call:\(call.id.lowercased)",
+            replaySeconds: replaySeconds)
+        // Idempotent: a device that gets a signal twice sees the same call in the same state.
+        return try await sync.post(
+            InternalAPI.signalsPath, body: request, as: InternalAPI.SignalResponse.self, idempotent: true, logger: logger
+        ).devices
+    }
+}

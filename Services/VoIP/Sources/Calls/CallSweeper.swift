@@ -1,0 +1,47 @@
+import Foundation
+import LayerServer
+import Logging
+import ServiceLifecycle
+
+/// The timers of calls, on every replica: a ringing call whose time is up becomes `missed`, and
+/// one whose caller has had no device online for the grace period becomes `cancelled`. Each move
+/// is a conditional `UPDATE`, so it happens once however many replicas sweep.
+struct CallSweeper: Service {
+    let calls: Calls
+    let graceSeconds: Int
+    let logger: Logger
+    var tick: Duration = .milliseconds(250)
+    var presenceEvery: Duration = .seconds(2)
+
+    func run() async throws {
+        var lastPresence = ContinuousClock.now
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            do {
+                for call in try await calls.repository.missDue(logger: logger) { await calls.notify(call, logger: logger) }
+                if ContinuousClock.now - lastPresence >= presenceEvery {
+                    lastPresence = .now
+                    try await checkCallers()
+                }
+            } catch {
+                logger.warning("Sweeping calls failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Notes callers that have no device left, clears those back, and cancels the calls of
+    /// callers gone for longer than the grace period.
+    func checkCallers() async throws {
+        let ringing = try await calls.repository.ringingWithOnlineCaller(logger: logger)
+        for (app, list) in Dictionary(grouping: ringing, by: \.app) {
+            let devices = try await calls.signals.devices(app: app, users: Array(Set(list.map(\.caller))), logger: logger)
+            let gone = list.filter { (devices[$0.caller] ?? 0) == 0 }
+            let back = list.filter { (devices[$0.caller] ?? 0) > 0 && $0.goneSince != nil }
+            try await calls.repository.setCallerGone(app: app, ids: gone.map(\.id), gone: true, logger: logger)
+            try await calls.repository.setCallerGone(app: app, ids: back.map(\.id), gone: false, logger: logger)
+        }
+        for call in try await calls.repository.cancelAbandoned(graceSeconds: graceSeconds, logger: logger) {
+            await calls.notify(call, logger: logger)
+        }
+    }
+}
