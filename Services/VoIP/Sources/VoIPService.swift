@@ -21,6 +21,8 @@ public struct VoIPService: ConfigurableService {
     let sessionAuthenticator: SessionAuthenticator
     let auth: InternalClient
     let calls: Calls
+    /// Set by ``prepare(logger:)``, which runs once the schema is migrated.
+    let migrated = Latch()
 
     public init(settings: VoIPSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -53,10 +55,14 @@ public struct VoIPService: ConfigurableService {
 
     public var backgroundServices: [any Service] {
         [
-            CallSweeper(calls: calls, graceSeconds: settings.callerGraceSeconds, logger: Logger(label: "layer-voip.calls")),
+            CallSweeper(
+                calls: calls, graceSeconds: settings.callerGraceSeconds, migrated: migrated,
+                logger: Logger(label: "layer-voip.calls")),
             calls.relationships.service(logger: Logger(label: "layer-voip.relationships")),
         ]
     }
+
+    public func prepare(logger: Logger) async throws { migrated.open() }
 
     public var readiness: [String: OperationalRoutes.Check] { ["auth": auth.authReadinessCheck] }
 }

@@ -141,6 +141,28 @@ struct CallRepository: PostgresRepository {
         return try rows.map(Self.call)
     }
 
+    /// Records that the parties' devices were told of the call in `state`.
+    func markSignalled(app: UUID, id: UUID, state: CallState, logger: Logger) async throws {
+        try await write(
+            "UPDATE voip.calls SET signalled_state = \(state.rawValue) WHERE app_id = \(app) AND id = \(id) AND state = \(state.rawValue)",
+            logger: logger)
+    }
+
+    /// Calls whose last change was not signalled and is older than `seconds` (its own signal had
+    /// that long to go out).
+    func unsignalled(olderThan seconds: Int, limit: Int = 100, logger: Logger) async throws -> [Call] {
+        let rows = try await postgres.query(
+            """
+            SELECT \(unescaped: Self.columns) FROM voip.calls
+            WHERE signalled_state IS DISTINCT FROM state
+              AND coalesce(ended_at, answered_at, created_at) <= now() - make_interval(secs => \(seconds))
+            LIMIT \(limit)
+            """, logger: logger)
+        var calls: [Call] = []
+        for try await row in rows { calls.append(try Self.call(row)) }
+        return calls
+    }
+
     private static func json(_ candidates: [Candidate]) throws -> String {
         String(decoding: try JSONEncoder().encode(candidates), as: UTF8.self)
     }

@@ -2,13 +2,17 @@ import Foundation
 import LayerServer
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The timers of calls, on every replica: a ringing call whose time is up becomes `missed`, and
 /// one whose caller has had no device online for the grace period becomes `cancelled`. Each move
-/// is a conditional `UPDATE`, so it happens once however many replicas sweep.
+/// is a conditional `UPDATE`, so it happens once however many replicas sweep. A change whose
+/// signal was lost is signalled again.
 struct CallSweeper: Service {
     let calls: Calls
     let graceSeconds: Int
+    /// Open once the schema is migrated: background services start beside the migrations.
+    let migrated: Latch
     let logger: Logger
     var tick: Duration = .milliseconds(250)
     var presenceEvery: Duration = .seconds(2)
@@ -17,14 +21,18 @@ struct CallSweeper: Service {
         var lastPresence = ContinuousClock.now
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: tick)
+            guard migrated.isOpen else { continue }
             do {
                 for call in try await calls.repository.missDue(logger: logger) { await calls.notify(call, logger: logger) }
                 if ContinuousClock.now - lastPresence >= presenceEvery {
                     lastPresence = .now
                     try await checkCallers()
+                    for call in try await calls.repository.unsignalled(olderThan: 2, logger: logger) {
+                        await calls.notify(call, logger: logger)
+                    }
                 }
             } catch {
-                logger.warning("Sweeping calls failed", metadata: ["error": "\(error)"])
+                logger.warning("Sweeping calls failed", metadata: ["error": "\(String(reflecting: error))"])
             }
         }
     }
@@ -44,4 +52,11 @@ struct CallSweeper: Service {
             await calls.notify(call, logger: logger)
         }
     }
+}
+
+/// A flag that goes up once and stays up.
+final class Latch: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isOpen: Bool { value.load(ordering: .acquiring) }
+    func open() { value.store(true, ordering: .releasing) }
 }

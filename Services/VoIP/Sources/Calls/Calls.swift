@@ -26,6 +26,7 @@ struct Calls: Sendable {
             placement, app: app, caller: caller, callerOnline: online, ringSeconds: ringSeconds, logger: logger)
         do {
             try await signals.ring(call, logger: logger)
+            try? await repository.markSignalled(app: app, id: call.id, state: .ringing, logger: logger)
         } catch {
             // Nobody could be rung: the call ends at once rather than ring unheard.
             _ = try? await repository.move(
@@ -65,10 +66,12 @@ struct Calls: Sendable {
         return moved
     }
 
-    /// Tells the parties' devices; the move is committed whatever happens to the signal.
+    /// Tells the parties' devices; the move is committed whatever happens to the signal, and one
+    /// that did not go out is sent again by the sweeper (``CallSweeper``).
     func notify(_ call: Call, logger: Logger) async {
         do {
             try await signals.changed(call, logger: logger)
+            try await repository.markSignalled(app: call.app, id: call.id, state: call.state, logger: logger)
         } catch {
             logger.warning(
                 "Could not signal a call's change", metadata: ["call": "\(call.id)", "state": "\(call.state.rawValue)"])

@@ -4,7 +4,9 @@ import LayerServer
 ///
 /// A call's row is its whole state: every transition is one `UPDATE … WHERE state = <expected>`,
 /// so two replicas (or ten devices answering at once) can never both move a call, and the ring
-/// timeout fires once because only one `UPDATE` finds the call still ringing. The tokens and
+/// timeout fires once because only one `UPDATE` finds the call still ringing. `signalled_state`
+/// is the last state the parties' devices were told of: a change whose signal was lost (a
+/// replica stopped right after the move) is signalled again by any replica. The tokens and
 /// candidates are what each side needs of the other to get through NAT; only the two parties
 /// ever read them.
 let m0001CreateVoIPSchema = Migration(
@@ -30,8 +32,10 @@ let m0001CreateVoIPSchema = Migration(
             ended_by text,
             caller_was_online boolean NOT NULL DEFAULT false,
             caller_gone_since timestamptz,
+            signalled_state text,
             PRIMARY KEY (app_id, id))
         """,
+        "CREATE INDEX calls_unsignalled ON voip.calls (app_id, id) WHERE signalled_state IS DISTINCT FROM state",
         "CREATE INDEX calls_of_caller ON voip.calls (app_id, caller, created_at DESC, id DESC)",
         "CREATE INDEX calls_of_callee ON voip.calls (app_id, callee, created_at DESC, id DESC)",
         "CREATE INDEX calls_ringing ON voip.calls (ring_deadline) WHERE state = 'ringing'",

@@ -1,0 +1,46 @@
+import Crypto
+import Foundation
+import LayerModels
+import LayerTesting
+import LayerVoIP
+import Testing
+
+/// `GET /turn-credentials` follows the TURN REST API convention coturn checks with
+/// `use-auth-secret`.
+@Suite struct TurnCredentialsTests {
+    @Test("Credentials name the expiry and the user, and the password is the HMAC-SHA1 of that name under the shared secret")
+    func credentialsFollowTheConvention() async throws {
+        let settings = VoIPSettings(
+            stunPort: 0, turnSecret: "shared-with-coturn", turnURIs: ["turn:turn.example.com:3478?transport=udp"],
+            turnTTLSeconds: 600)
+        try await VoIPHarness.run(settings: settings) { harness in
+            let alice = try await harness.user("alice")
+            let before = Int(Date().timeIntervalSince1970)
+            let response = try await alice.get("/turn-credentials")
+            #expect(response.status == 200, "\(response.text)")
+            let body = try #require(response.json)
+            let username = try #require(body["username"]?.stringValue)
+            let parts = username.split(separator: ":", maxSplits: 1)
+            let expiry = try #require(Int(parts.first ?? ""))
+            #expect(parts.last == "alice")
+            #expect((before + 600...before + 602).contains(expiry))
+            #expect(body["ttl"] == 600)
+            let mac = HMAC<Insecure.SHA1>.authenticationCode(
+                for: Data(username.utf8), using: SymmetricKey(data: Data("shared-with-coturn".utf8)))
+            #expect(body["password"]?.stringValue == Data(mac).base64EncodedString())
+            let list = body["uris"]?.arrayValue ?? []
+            let uris = list.compactMap { $0.stringValue }
+            #expect(uris.first == "turn:turn.example.com:3478?transport=udp")
+            #expect(uris.contains { $0.hasPrefix("stun:127.0.0.1:") })
+            #expect(try await harness.client.request(.GET, "/turn-credentials").status == 401)
+        }
+    }
+
+    @Test("Without a TURN secret there are no credentials to hand out: 503")
+    func noSecretNoCredentials() async throws {
+        try await VoIPHarness.run(settings: VoIPSettings(stunPort: 0, turnSecret: nil)) { harness in
+            let response = try await (try await harness.user("alice")).get("/turn-credentials")
+            #expect(response.status == 503 && response.errorID == "service_unavailable")
+        }
+    }
+}
