@@ -14,6 +14,8 @@ import Testing
         var provider_id: String
         var key_id: String
         var private_key_path: String
+        var stun_port: Int
+        var turn_secret: String
     }
 
     /// Starts `layer dev` on a free port in `directory` and waits for its dev.json.
@@ -21,7 +23,7 @@ import Testing
         let devJSON = directory.appendingPathComponent("dev.json")
         let started = Date()
         let child = try ChildProcess(
-            try ChildProcess.builtProduct("layer"), ["dev", "--port", "0", "--data-dir", directory.path],
+            try ChildProcess.builtProduct("layer"), ["dev", "--port", "0", "--stun-port", "0", "--data-dir", directory.path],
             environment: ["LAYER_DATABASE_URL": "", "LOG_LEVEL": "info"])
         for _ in 0..<600 {
             let written = (try? FileManager.default.attributesOfItem(atPath: devJSON.path)[.modificationDate]) as? Date
@@ -107,7 +109,8 @@ import Testing
         let auth = AuthFixture.sessionHeader(session)
         let conversation = try await client.request(.POST, "/conversations", headers: auth, json: ["participants": ["bob"]])
         #expect(conversation.status == 201)
-        let conversationPath = try #require(conversation.json?["id"]?.stringValue?.replacingOccurrences(of: "layer:///", with: "/"))
+        let conversationPath = try #require(
+            conversation.json?["id"]?.stringValue?.replacingOccurrences(of: "layer:///", with: "/"))
         let message = try await client.request(
             .POST, "\(conversationPath)/messages", headers: auth, json: ["parts": [["mime_type": "text/plain", "body": "hi"]]])
         #expect(message.status == 201)

@@ -26,7 +26,10 @@ struct DevCommand: AsyncParsableCommand {
         try Secrets.createPrivateDirectory(at: directory)
         let secrets = try DevSecrets.loadOrCreate(in: directory)
 
-        var reader = SettingsReader(Self.environment(secrets: secrets))
+        var environment = Self.environment(secrets: secrets)
+        environment["LAYER_STUN_PORT"] = String(stunPort)
+        environment["LAYER_STUN_HOST"] = environment["LAYER_STUN_HOST"] ?? host
+        var reader = SettingsReader(environment)
         var server = ServerSettings.read(&reader, defaultPort: port, requireDatabase: false)
         let plans = Suite.configured(from: &reader)
         try reader.validate("layer dev")
@@ -44,7 +47,8 @@ struct DevCommand: AsyncParsableCommand {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let bootstrap = DemoBootstrap(
             directory: directory, operatorToken: secrets.operatorToken, internalToken: secrets.internalToken,
-            scheme: server.tlsCertificatePath == nil ? "http" : "https", host: host, ports: ports, logger: logger)
+            stunPort: stunPort, turnSecret: secrets.turnSecret, scheme: server.tlsCertificatePath == nil ? "http" : "https",
+            host: host, ports: ports, logger: logger)
         let app = try buildApplication(
             plans, settings: server, postgres: postgres, extraServices: [bootstrap],
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
@@ -61,6 +65,7 @@ struct DevCommand: AsyncParsableCommand {
         environment["LAYER_INTERNAL_TOKEN"] = secrets.internalToken
         environment["LAYER_OPERATOR_TOKEN"] = secrets.operatorToken
         environment["LAYER_CA_KEY_SECRET"] = secrets.caKeySecret
+        environment["LAYER_TURN_SECRET"] = secrets.turnSecret
         environment["LAYER_CA_CERTIFICATE_FILE"] = nil
         environment["LAYER_CA_KEY_FILE"] = nil
         return environment
@@ -73,6 +78,8 @@ struct DemoBootstrap: Service {
     let directory: URL
     let operatorToken: String
     let internalToken: String
+    let stunPort: Int
+    let turnSecret: String?
     let scheme: String
     let host: String
     let ports: AsyncStream<Int>
@@ -100,6 +107,8 @@ struct DemoBootstrap: Service {
             info.baseURL = baseURL
             info.operatorToken = operatorToken
             info.internalToken = internalToken
+            info.stunPort = stunPort
+            info.turnSecret = turnSecret
             try info.save(in: directory)
             return info
         }
@@ -112,7 +121,7 @@ struct DemoBootstrap: Service {
         let info = DevInfo(
             baseURL: baseURL, operatorToken: operatorToken, internalToken: internalToken, appID: app, providerID: provider,
             keyID: key,
-            privateKeyPath: keyPath.path)
+            privateKeyPath: keyPath.path, stunPort: stunPort, turnSecret: turnSecret)
         try info.save(in: directory)
         return info
     }
@@ -125,6 +134,7 @@ struct DemoBootstrap: Service {
           provider iss:  \(info.providerID)
           key kid:       \(info.keyID)
           private key:   \(info.privateKeyPath)
+          STUN (UDP):    \(info.stunPort.map(String.init) ?? "-")
 
         Try it:
           A='Accept: application/vnd.layer+json; version=3.0'

@@ -8,20 +8,28 @@ struct DevSecrets: Codable {
     var operatorToken: String
     var internalToken: String
     var caKeySecret: String
+    /// Shared with a TURN server (coturn's `static-auth-secret`) that the developer runs beside;
+    /// absent from the secrets of earlier versions, and added on their next start.
+    var turnSecret: String?
 
     enum CodingKeys: String, CodingKey {
         case operatorToken = "operator_token"
         case internalToken = "internal_token"
         case caKeySecret = "ca_key_secret"
+        case turnSecret = "turn_secret"
     }
 
     static func loadOrCreate(in directory: URL) throws -> DevSecrets {
         let url = directory.appendingPathComponent("secrets.json")
+        var secrets: DevSecrets
         if let data = try? Data(contentsOf: url) {
-            return try JSONDecoder().decode(DevSecrets.self, from: data)
+            secrets = try JSONDecoder().decode(DevSecrets.self, from: data)
+            guard secrets.turnSecret == nil else { return secrets }
+        } else {
+            secrets = DevSecrets(
+                operatorToken: Secrets.randomToken(), internalToken: Secrets.randomToken(), caKeySecret: Secrets.randomToken())
         }
-        let secrets = DevSecrets(
-            operatorToken: Secrets.randomToken(), internalToken: Secrets.randomToken(), caKeySecret: Secrets.randomToken())
+        secrets.turnSecret = Secrets.randomToken()
         try Secrets.writePrivately(try JSONEncoder().encode(secrets), to: url)
         return secrets
     }
@@ -36,8 +44,13 @@ struct DevInfo: Codable {
     var providerID: String
     var keyID: String
     var privateKeyPath: String
+    /// The UDP port of the STUN server, and the secret to give a TURN server (`use-auth-secret`).
+    var stunPort: Int?
+    var turnSecret: String?
 
     enum CodingKeys: String, CodingKey {
+        case stunPort = "stun_port"
+        case turnSecret = "turn_secret"
         case baseURL = "base_url"
         case operatorToken = "operator_token"
         case internalToken = "internal_token"
