@@ -37,10 +37,10 @@ struct Call: Sendable {
         return nil
     }
 
-    /// Seconds from the answer to the end, for a call that was answered and ended.
+    /// Seconds from the answer to the end (to the millisecond), for a call that was answered and ended.
     var durationSeconds: Double? {
         guard let answeredAt, let endedAt else { return nil }
-        return max(0, endedAt.timeIntervalSince(answeredAt))
+        return (max(0, endedAt.timeIntervalSince(answeredAt)) * 1000).rounded() / 1000
     }
 
     /// The call as its parties see it (nobody else ever does).
