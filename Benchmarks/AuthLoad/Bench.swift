@@ -6,6 +6,7 @@ import LayerNames
 import LayerServer
 import LayerSuite
 import LayerSync
+import LayerVoIP
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -27,13 +28,14 @@ import _CryptoExtras
 struct Bench {
     static func main() async throws {
         var arguments = CommandLine.arguments.dropFirst()
-        let mode = ["sync", "push", "names"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
+        let mode = ["sync", "push", "names", "voip"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
         var options = Options(arguments)
         if mode == "push" {
             // Open-loop sends need more connections than the closed-loop figures, and longer steps.
             if !arguments.contains("--clients") { options.clients = 32 }
             if !arguments.contains("--seconds") { options.seconds = 10 }
         }
+        if mode == "voip", !arguments.contains("--rates") { options.rates = [100] }
         var logger = Logger(label: "bench")
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-bench-\(getpid())")
@@ -54,9 +56,10 @@ struct Bench {
         let services = Suite.configured(from: &reader).filter { service in
             switch mode {
             case "auth": service.name == AuthService.name
-            case "names": service.name != SyncService.name
+            case "names": service.name != SyncService.name && service.name != VoIPService.name
+            case "voip": service.name != NamesService.name
             // `--without-names`: sync without the relationship reports, to see what they cost.
-            default: service.name != NamesService.name || !options.withoutNames
+            default: service.name != VoIPService.name && (service.name != NamesService.name || !options.withoutNames)
             }
         }
         try reader.validate("layer-bench")
@@ -83,6 +86,10 @@ struct Bench {
                 try await PushRunner(
                     sync: sync, base: runner.base, database: database, internalToken: server.internalToken, logger: logger
                 ).run()
+            } else if mode == "voip" {
+                let (app, signer) = try await runner.registerApp()
+                let sync = SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app)
+                try await VoIPRunner(sync: sync, base: runner.base, logger: logger).run()
             } else if mode == "names" {
                 try await NamesRunner(runner: runner, postgres: postgres, sizes: options.records).run()
                 try await idleMemory(of: "layer-names", database: database, authURL: "http://127.0.0.1:\(port)", logger: logger)
