@@ -54,7 +54,7 @@ documents="$work/documents"
 if [[ ! -x $layer ]]; then
     echo "no $layer: run swift build first" >"$log"
     fail "layer openapi --out"
-elif check "layer openapi --out (auth, sync, names and the suite)" "$layer" openapi --out "$documents"; then
+elif check "layer openapi --out (auth, sync, names, voip and the suite)" "$layer" openapi --out "$documents"; then
     for document in "$documents"/*.yaml; do
         check "openapi-spec-validator $(basename "$document")" validate "$document"
     done

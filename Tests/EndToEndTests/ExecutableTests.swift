@@ -62,7 +62,7 @@ import Testing
         }
         let suite = try await run(["openapi"])
         #expect(suite.status == 0, "\(suite.output)")
-        #expect(try OpenAPIDocument(yaml: suite.output).root["info"]?["title"] == "Layerline suite (auth + sync + names)")
+        #expect(try OpenAPIDocument(yaml: suite.output).root["info"]?["title"] == "Layerline suite (auth + sync + names + voip)")
         let auth = try await run(["openapi", "--service", "auth"])
         #expect(auth.status == 0 && auth.output == AuthService.openAPI)
         let names = try await run(["openapi", "--service", "names"])
@@ -73,7 +73,7 @@ import Testing
         let written = try await run(["openapi", "--out", directory.path])
         #expect(written.status == 0, "\(written.output)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(Set(files) == ["auth.yaml", "sync.yaml", "names.yaml", "suite.yaml"])
+        #expect(Set(files) == ["auth.yaml", "sync.yaml", "names.yaml", "voip.yaml", "suite.yaml"])
         #expect(try String(contentsOf: directory.appendingPathComponent("suite.yaml"), encoding: .utf8) == suite.output)
         #expect(try String(contentsOf: directory.appendingPathComponent("auth.yaml"), encoding: .utf8) == auth.output)
         #expect(try String(contentsOf: directory.appendingPathComponent("names.yaml"), encoding: .utf8) == names.output)
