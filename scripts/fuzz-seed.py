@@ -7,7 +7,7 @@ reaches the "not found" branch of a route. So this signs in two users the way a 
 (a nonce, an identity token from `layer token`, POST /sessions), mints Server API tokens with
 `layer admin`, makes a few real objects (conversations, messages, an announcement, content, a
 device certificate, a provider key; persons, a claimed one among them, and address books of the
-names service) and hands their ids to schemathesis as dictionaries: most generated requests use a
+names service; calls of the VoIP service) and hands their ids to schemathesis as dictionaries: most generated requests use a
 real id, the rest a generated one. The objects are spares wherever a
 fuzzed request could destroy what the run itself needs: the credentials schemathesis sends are
 never among the values it may delete, revoke, suspend or challenge.
@@ -154,6 +154,12 @@ def main() -> None:
     contacts = [item["id"] for item in alices_book["contacts"]]
     addresses = ["email:fuzz-alice@example.com", "system:fuzz-alice", "phone:+14155550100", "email:carol@example.com"]
 
+    # Calls of the VoIP service, both Alice's: one still ringing, one answered by Bob.
+    ring = {"callee": "layer:///identities/fuzz-bob", "caller_token": "fuzz-token", "candidates": [
+        {"type": "host", "ip": "192.0.2.1", "port": 5000, "transport": "udp"}]}
+    calls = [call("POST", "/calls", ring, as_alice)["id"], call("POST", "/calls", ring, as_alice)["id"]]
+    call("POST", f"/calls/{uuid_of(calls[1])}/answer", {"device_id": "fuzz-phone", "callee_token": "fuzz-answer"}, as_bob)
+
     def both_forms(identifiers):
         return [form for identifier in identifiers for form in (uuid_of(identifier), identifier)]
 
@@ -170,6 +176,7 @@ def main() -> None:
         "certificate": both_forms([certificate]),
         "person": both_forms(persons),
         "book": both_forms(books),
+        "call": both_forms(calls),
         "address": addresses,
         # /sessions/{token} ends a session and /admin/apps/{app}/tokens/{token} revokes a Server
         # API token: the spares only.

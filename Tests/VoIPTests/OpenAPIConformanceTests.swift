@@ -51,7 +51,7 @@ struct OpenAPIConformanceTests {
                         dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
                     )
                 ], postgres: api.postgres)
-            #expect(served.contains("post /calls/{id}/answer") && served.contains("get /turn-credentials"))
+            #expect(served.contains("post /calls/{call}/answer") && served.contains("get /turn-credentials"))
             document.expectDescribes(exactly: served)
             #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
             document.expectUniqueOperationIDs()

@@ -11,9 +11,9 @@ struct CallsController: Sendable {
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.post("calls", use: place)
         router.get("calls", use: list)
-        router.get("calls/:id", use: read)
+        router.get("calls/:call", use: read)
         for action in [CallAction.answer, .reject, .cancel, .hangup] {
-            router.post("calls/:id/\(action.rawValue)") { request, context in
+            router.post("calls/:call/\(action.rawValue)") { request, context in
                 try await act(action, request, context)
             }
         }
@@ -31,7 +31,7 @@ struct CallsController: Sendable {
 
     @Sendable func read(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let session = try context.requireSession()
-        let id = try context.parameters.layerID("id", as: .calls).uuid
+        let id = try context.parameters.layerID("call", as: .calls).uuid
         return try Response.json(
             try await calls.call(id, app: session.appID, user: session.userID, logger: context.logger).call.json)
     }
@@ -46,7 +46,7 @@ struct CallsController: Sendable {
 
     func act(_ action: CallAction, _ request: Request, _ context: LayerRequestContext) async throws -> Response {
         let session = try context.requireSession()
-        let id = try context.parameters.layerID("id", as: .calls).uuid
+        let id = try context.parameters.layerID("call", as: .calls).uuid
         let body = try await Self.optionalBody(request)
         var answer: CallInput.Answer?
         if action == .answer {
