@@ -27,7 +27,9 @@ struct STUNBench {
             tasks.addTask { try await services.run() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw BenchError("the STUN server did not start") }
-            try report("Layerline STUNServer", try measure(port: port, serverCPU: { CPUTime.seconds(of: "self") }))
+            try report(
+                "Layerline STUNServer",
+                try measure(port: port, serverCPU: { CPUTime.seconds(of: "self") - BenchUDPSocket.threadCPU() }))
             await services.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
@@ -78,16 +80,16 @@ struct STUNBench {
                 result.serverCPU / Double(max(1, result.responses)) * 1e6))
     }
 
-    /// Checks one answer with the codec, warms up, then counts answers for `seconds`. For our own
-    /// server, which runs in this process, `serverCPU` reads the process's CPU time and the
-    /// client's own thread time is subtracted.
+    /// Checks one answer with the codec, warms up, then counts answers for `seconds`, reading the
+    /// server's CPU seconds with `serverCPU` before and after (called on the client's thread, so
+    /// that our server, which runs in this process, can leave the client's time out).
     func measure(port: Int, serverCPU: () -> Double) throws -> Result {
         let socket = try BenchUDPSocket(port: port)
         try check(socket)
         _ = try pump(socket, for: 1)
-        let cpuBefore = serverCPU() - BenchUDPSocket.threadCPU()
+        let cpuBefore = serverCPU()
         var result = try pump(socket, for: seconds)
-        result.serverCPU = serverCPU() - BenchUDPSocket.threadCPU() - cpuBefore
+        result.serverCPU = serverCPU() - cpuBefore
         return result
     }
 

@@ -37,8 +37,10 @@ public struct STUNServer: Service {
         let channel = try await DatagramBootstrap(group: group)
             // Up to 32 datagrams per system call (recvmmsg), 2 KB each: larger than any path's MTU,
             // which a STUN message over UDP stays below; a longer one arrives cut short and is
-            // dropped as malformed.
+            // dropped as malformed. One such call per wake-up, so that a quiet socket costs no
+            // empty read: epoll wakes the loop again at once while datagrams wait.
             .channelOption(.datagramVectorReadMessageCount, value: 32)
+            .channelOption(.maxMessagesPerRead, value: 1)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 2048))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
