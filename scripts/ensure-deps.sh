@@ -26,6 +26,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # Only coturn's programs are wanted, not the system service Debian starts with them: a TURN
+    # server on port 3478, where `layer dev` serves STUN.
+    if [[ " ${missing[*]} " == *" coturn "* ]] && [ -d /run/systemd/system ]; then
+        $sudo systemctl disable --now coturn >/dev/null 2>&1 || true
+    fi
 fi
 
 # shellcheck source=scripts/check-lib.sh
