@@ -27,18 +27,18 @@ struct STUNBench {
             tasks.addTask { try await services.run() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw BenchError("the STUN server did not start") }
-            try report(
+            report(
                 "Layerline STUNServer",
                 try measure(port: port, serverCPU: { CPUTime.seconds(of: "self") - BenchUDPSocket.threadCPU() }))
             await services.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
         try await group.shutdownGracefully()
-        try await measureCoturn()
+        try measureCoturn()
     }
 
     /// Starts coturn on a free loopback port, measures it, and stops it.
-    func measureCoturn() async throws {
+    func measureCoturn() throws {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/turnserver" }
         guard let turnserver = path.first(where: FileManager.default.isExecutableFile(atPath:)) else {
             print("coturn: turnserver is not installed (bash scripts/ensure-deps.sh installs it)")
@@ -62,7 +62,7 @@ struct STUNBench {
         }
         let result = try measure(port: port, serverCPU: { CPUTime.seconds(of: "\(pid)") })
         let version = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").first { $0.hasPrefix("Version") }
-        try report("\(version ?? "coturn") (turnserver --stun-only)", result)
+        report("\(version ?? "coturn") (turnserver --stun-only)", result)
     }
 
     struct Result {
@@ -72,7 +72,7 @@ struct STUNBench {
         var serverCPU: Double
     }
 
-    func report(_ server: String, _ result: Result) throws {
+    func report(_ server: String, _ result: Result) {
         print(
             String(
                 format: "%@: %d responses in %.2f s = %.0f/s (%d lost to timeouts; server CPU %.2f µs per response)",
