@@ -19,12 +19,18 @@ struct Service {
     let dependencies: [Target.Dependency]
     /// Modules of the service beside its library (pure logic its library builds on).
     let modules: [Target]
+    /// Folders of the test target that hold data, not sources (a fuzzing corpus).
+    let testExcludes: [String]
 
-    init(_ folder: String, executable: String, dependencies: [Target.Dependency] = [], modules: [Target] = []) {
+    init(
+        _ folder: String, executable: String, dependencies: [Target.Dependency] = [], modules: [Target] = [],
+        testExcludes: [String] = []
+    ) {
         self.folder = folder
         self.executable = executable
         self.dependencies = dependencies + modules.map { .byName(name: $0.name) }
         self.modules = modules
+        self.testExcludes = testExcludes
     }
 
     var library: String { "Layer\(folder)" }
@@ -49,6 +55,7 @@ struct Service {
                 name: "\(folder)Tests",
                 dependencies: [.byName(name: library), "LayerTesting"] + modules.map { .byName(name: $0.name) },
                 path: "Tests/\(folder)Tests",
+                exclude: testExcludes,
                 swiftSettings: swiftSettings
             ),
         ]
@@ -83,7 +90,7 @@ let services = [
         modules: [
             // The STUN message codec: bytes in, bytes out, no sockets.
             .target(name: "STUNCodec", path: "Services/VoIP/STUN", swiftSettings: swiftSettings)
-        ]),
+        ], testExcludes: ["STUN/Corpus"]),
 ]
 let serviceLibraries = services.map { Target.Dependency.byName(name: $0.library) }
 
@@ -151,6 +158,7 @@ let package = Package(
                 dependencies: [
                     "LayerServer", "LayerSuite", cryptoExtras,
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                    .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 ],
                 path: "Services/Layer/Main",
                 swiftSettings: swiftSettings

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs what the suite and its tests need from Debian's packages when it is missing:
-# the PostgreSQL server binaries (initdb, pg_ctl, postgres) for the embedded default, and
-# python3-venv for the offline deployment checks. Safe to run again; does nothing when all is there.
+# Installs what the suite and its tests need when it is missing: from Debian's packages, the
+# PostgreSQL server binaries (initdb, pg_ctl, postgres) for the embedded default, python3-venv for
+# the offline deployment checks, and coturn, whose STUN client (turnutils_stunclient) and server
+# (turnserver) the STUN interoperability tests and `layer-bench stun` run; with pip, into the
+# project's virtual environment .venv-tools/ (gitignored), aioice, the independent STUN client of
+# those tests. Safe to run again; does nothing when all is there.
 set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 missing=()
 bindir="$(pg_config --bindir 2>/dev/null || true)"
@@ -14,6 +18,7 @@ fi
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v runuser >/dev/null 2>&1 || missing+=(util-linux)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v turnutils_stunclient >/dev/null 2>&1 || missing+=(coturn)
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing: ${missing[*]}"
@@ -21,4 +26,13 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # Only coturn's programs are wanted, not the system service Debian starts with them: a TURN
+    # server on port 3478, where `layer dev` serves STUN.
+    if [[ " ${missing[*]} " == *" coturn "* ]] && [ -d /run/systemd/system ]; then
+        $sudo systemctl disable --now coturn >/dev/null 2>&1 || true
+    fi
 fi
+
+# shellcheck source=scripts/check-lib.sh
+source scripts/check-lib.sh
+install_tools aioice==0.13.0

@@ -21,15 +21,22 @@ import _CryptoExtras
 ///     swift run -c release layer-bench sync [--clients 16] [--seconds 5]
 ///     swift run -c release layer-bench push [--sockets 500] [--seconds 10] [--rates 200,1000] [--idle-sockets 2000]
 ///     swift run -c release layer-bench names [--records 10000,100000] [--clients 16] [--seconds 5]
+///     swift run -c release layer-bench stun [--in-flight 32] [--seconds 5]
 ///
 /// With `sync`, the sync service runs beside the auth service (as in `layer dev`) and the sync
-/// figures are measured instead; with `push`, the WebSocket latency and memory (PushBench.swift).
+/// figures are measured instead; with `push`, the WebSocket latency and memory (PushBench.swift);
+/// with `stun`, the STUN server against coturn's, without PostgreSQL (STUNBench.swift).
 @main
 struct Bench {
     static func main() async throws {
         var arguments = CommandLine.arguments.dropFirst()
-        let mode = ["sync", "push", "names", "voip"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
+        let mode =
+            ["sync", "push", "names", "voip", "stun"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
         var options = Options(arguments)
+        if mode == "stun" {
+            try await STUNBench(seconds: options.seconds, inFlight: options.inFlight).run()
+            return
+        }
         if mode == "push" {
             // Open-loop sends need more connections than the closed-loop figures, and longer steps.
             if !arguments.contains("--clients") { options.clients = 32 }
@@ -154,20 +161,22 @@ struct CPUTime {
         return Split(process: now.process - last.process, postgres: now.postgres - last.postgres)
     }
 
-    static func now() -> Split {
+    /// The user and system CPU seconds of process `pid` ("self" for this one).
+    static func seconds(of pid: String) -> Double {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        func seconds(_ pid: String) -> Double {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let end = stat.lastIndex(of: ")")
-            else { return 0 }
-            let fields = stat[stat.index(after: end)...].split(separator: " ")
-            return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / ticks
-        }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / ticks
+    }
+
+    static func now() -> Split {
         let postgres = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [])
             .filter { $0.allSatisfy(\.isNumber) }
             .filter { (try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8))?.hasPrefix("postgres") == true }
-            .map(seconds).reduce(0, +)
-        return Split(process: seconds("self"), postgres: postgres)
+            .map { seconds(of: $0) }.reduce(0, +)
+        return Split(process: seconds(of: "self"), postgres: postgres)
     }
 }
 
@@ -183,6 +192,8 @@ struct Options {
     /// `names`: the sizes of the stores imported; `sync`: leave the names service out.
     var records = [10_000, 100_000]
     var withoutNames = false
+    /// `stun`: requests the client keeps outstanding.
+    var inFlight = 32
 
     init(_ arguments: ArraySlice<String>) {
         var arguments = arguments
@@ -197,6 +208,7 @@ struct Options {
             case "--rates": rates = value.split(separator: ",").compactMap { Int($0) }
             case "--idle-sockets": idleSockets = Int(value) ?? idleSockets
             case "--records": records = value.split(separator: ",").compactMap { Int($0) }
+            case "--in-flight": inFlight = Int(value) ?? inFlight
             case "--without-names":
                 withoutNames = true
                 if !value.isEmpty { arguments.insert(value, at: arguments.startIndex) }

@@ -9,7 +9,7 @@ import Testing
 
 /// Several `layer-voip` replicas on one database, and calls reaching the relationship graph.
 @Suite struct VoIPReplicaTests {
-    @Test("With two replicas sweeping, a call that times out is missed once and signalled once; either replica serves it")
+    @Test("With two replicas sweeping, a call that times out is missed once; either replica serves it")
     func timeoutsFireOnceAcrossReplicas() async throws {
         let settings = VoIPSettings(stunPort: 0, ringTimeoutSeconds: 1)
         try await VoIPHarness.run(settings: settings) { harness in
@@ -30,10 +30,12 @@ import Testing
                 #expect(placed.status == 201, "\(placed.text)")
                 let id = try #require(placed.json?["id"]?.stringValue)
                 #expect(try await alice.get(alice.path(id)).json?["state"] == "ringing")
-                #expect(try await bobPhone.callSignal("call.missed", timeout: .seconds(5))["call"]?["id"]?.stringValue == id)
+                let missed = try await bobPhone.callSignal("call.missed", timeout: .seconds(5))
+                #expect(missed["call"]?["id"]?.stringValue == id)
+                // Moved once: a signal may come again (delivery is at least once), but only of the same move.
                 do {
                     let again = try await bobPhone.callSignal("call.missed", timeout: .seconds(1))
-                    Issue.record("missed twice: \(again)")
+                    #expect(again["call"]?["ended_at"] == missed["call"]?["ended_at"], "missed twice")
                 } catch is PushTimeout {}
                 await bobPhone.close()
             }

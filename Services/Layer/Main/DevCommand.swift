@@ -3,6 +3,8 @@ import Foundation
 import LayerServer
 import LayerSuite
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import _CryptoExtras
 
@@ -27,6 +29,8 @@ struct DevCommand: AsyncParsableCommand {
         let secrets = try DevSecrets.loadOrCreate(in: directory)
 
         var environment = Self.environment(secrets: secrets)
+        // A free port is chosen here, so that dev.json can name it before the server binds it.
+        let stunPort = self.stunPort == 0 ? try Self.freeUDPPort() : self.stunPort
         environment["LAYER_STUN_PORT"] = String(stunPort)
         environment["LAYER_STUN_HOST"] = environment["LAYER_STUN_HOST"] ?? host
         var reader = SettingsReader(environment)
@@ -54,6 +58,13 @@ struct DevCommand: AsyncParsableCommand {
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
             logger: logger)
         try await ServiceGroup(configuration: .layer(app, settings: server, logger: logger)).run()
+    }
+
+    /// A UDP port nobody uses now (the kernel's pick for port 0).
+    static func freeUDPPort() throws -> Int {
+        let socket = try DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? socket.close().wait() }
+        return socket.localAddress?.port ?? 3478
     }
 
     /// The process's environment with the secrets `layer dev` keeps in its data directory in

@@ -23,10 +23,13 @@ public struct VoIPService: ConfigurableService {
     let calls: Calls
     /// Set by ``prepare(logger:)``, which runs once the schema is migrated.
     let migrated = Latch()
+    /// The STUN server's port: the configured one, or the one bound when that was 0.
+    let stunPort: BoundPort
 
     public init(settings: VoIPSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
         self.settings = settings
+        stunPort = BoundPort(settings.stunPort)
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
             http: dependencies.http)
@@ -49,12 +52,15 @@ public struct VoIPService: ConfigurableService {
         CallsController(calls: calls).addRoutes(to: client)
         TurnController(
             secret: settings.turnSecret, uris: settings.turnURIs, ttlSeconds: settings.turnTTLSeconds,
-            stunPort: { [settings] in settings.stunPort }
+            stunPort: { [stunPort] in stunPort.value }
         ).addRoutes(to: client)
     }
 
     public var backgroundServices: [any Service] {
         [
+            STUNServer(
+                host: settings.stunHost, port: settings.stunPort, logger: Logger(label: "layer-voip.stun"),
+                onBound: { [stunPort] in stunPort.value = $0 }),
             CallSweeper(
                 calls: calls, graceSeconds: settings.callerGraceSeconds, migrated: migrated,
                 logger: Logger(label: "layer-voip.calls")),

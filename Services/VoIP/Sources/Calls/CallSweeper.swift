@@ -60,3 +60,13 @@ final class Latch: Sendable {
     var isOpen: Bool { value.load(ordering: .acquiring) }
     func open() { value.store(true, ordering: .releasing) }
 }
+
+/// A port learnt once a socket is bound.
+final class BoundPort: Sendable {
+    private let port: Atomic<Int>
+    init(_ port: Int) { self.port = Atomic(port) }
+    var value: Int {
+        get { port.load(ordering: .acquiring) }
+        set { port.store(newValue, ordering: .releasing) }
+    }
+}
