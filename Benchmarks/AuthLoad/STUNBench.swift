@@ -55,9 +55,7 @@ struct STUNBench {
         let log = directory.appendingPathComponent("log")
         let pid = try Subprocess.spawn(turnserver, arguments, outputPath: log.path)
         defer {
-            // It inherits the signal mask of the thread that spawns it, which blocks SIGTERM on a
-            // thread of Swift's concurrency pool; it keeps nothing worth a clean exit.
-            kill(pid, SIGKILL)
+            kill(pid, SIGTERM)
             _ = Subprocess.exitStatus(of: pid, block: true)
         }
         let result = try measure(port: port, serverCPU: { CPUTime.seconds(of: "\(pid)") })

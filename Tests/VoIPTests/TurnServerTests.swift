@@ -32,8 +32,7 @@ import Testing
                 "--allow-loopback-peers", "--log-file=stdout", "--simple-log", "--db=\(folder.path)/turndb",
                 "--pidfile=\(folder.path)/turnserver.pid",
             ])
-        // It ignores SIGTERM when started from a thread that blocks it; SIGKILL always works.
-        defer { coturn.signal(SIGKILL) }
+        defer { coturn.signal(SIGTERM) }
 
         let settings = VoIPSettings(
             stunPort: 0, turnSecret: Self.secret, turnURIs: ["turn:127.0.0.1:\(port)?transport=udp"], turnTTLSeconds: 600)
