@@ -251,8 +251,13 @@ public enum InternalAPI {
     public struct SignalResponse: Codable, Sendable, Equatable {
         /// The devices connected to any replica when the signal was sent.
         public var devices: Int
+        /// The same per user (a user with none is not listed).
+        public var users: [String: Int]?
 
-        public init(devices: Int) { self.devices = devices }
+        public init(devices: Int, users: [String: Int]? = nil) {
+            self.devices = devices
+            self.users = users
+        }
     }
 
     /// `POST /internal/v1/sessions/ended` (sync service): the auth service ended sessions of a

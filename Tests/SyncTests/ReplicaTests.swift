@@ -164,7 +164,7 @@ struct ReplicaTests {
                     ["app_id": .string(harness.appID), "user_ids": ["bob"], "signal": signal],
                     token: harness.fixture.internalToken)
                 #expect(response.status == 200, "\(response.text)")
-                #expect(response.json == ["devices": 3])
+                #expect(response.json == ["devices": 3, "users": ["bob": 3]])
 
                 for (name, socket) in [("bob on A", bobOnA), ("bob on B", bobOnB)] {
                     let packet = try await socket.next { $0["type"]?.stringValue == "signal" }
@@ -179,7 +179,7 @@ struct ReplicaTests {
                     ["app_id": .string(harness.appID), "user_ids": ["nobody"], "signal": signal],
                     token: harness.fixture.internalToken)
                 #expect(nobody.status == 200)
-                #expect(nobody.json == ["devices": 0])
+                #expect(nobody.json == ["devices": 0, "users": [:]])
 
                 // A device that left is no longer counted, wherever it was.
                 await bobOnB.close()

@@ -41,7 +41,8 @@ public struct VoIPService: ConfigurableService {
         }
         sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: false, limiters: dependencies.rateLimiters)
         calls = Calls(
-            repository: CallRepository(postgres: dependencies.postgres), signals: CallSignals(sync: sync), auth: auth,
+            repository: CallRepository(postgres: dependencies.postgres), signals: CallSignals(sync: sync),
+            knownUsers: KnownUsers(auth: auth),
             relationships: RelationshipReporter(names: names), ringSeconds: settings.ringTimeoutSeconds)
     }
 

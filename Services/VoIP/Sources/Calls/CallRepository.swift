@@ -14,16 +14,14 @@ struct CallRepository: PostgresRepository {
         callee_candidates::text, answered_device, created_at, ring_deadline, answered_at, ended_at, ended_by
         """
 
-    func insert(_ placement: CallInput.Placement, app: UUID, caller: String, callerOnline: Bool, ringSeconds: Int, logger: Logger)
-        async throws -> Call
+    func insert(_ placement: CallInput.Placement, app: UUID, caller: String, ringSeconds: Int, logger: Logger) async throws
+        -> Call
     {
         let rows = try await write(
             """
-            INSERT INTO voip.calls (app_id, id, caller, callee, media, state, caller_token, caller_candidates,
-                                    ring_deadline, caller_was_online)
+            INSERT INTO voip.calls (app_id, id, caller, callee, media, state, caller_token, caller_candidates, ring_deadline)
             VALUES (\(app), \(UUID()), \(caller), \(placement.callee), \(placement.media), 'ringing', \(placement.callerToken),
-                    \(try Self.json(placement.candidates))::jsonb, now() + make_interval(secs => \(ringSeconds)),
-                    \(callerOnline))
+                    \(try Self.json(placement.candidates))::jsonb, now() + make_interval(secs => \(ringSeconds)))
             RETURNING \(unescaped: Self.columns)
             """, logger: logger)
         guard let row = rows.first else { throw APIError(.internalServerError, "The call was not stored.") }
@@ -141,11 +139,15 @@ struct CallRepository: PostgresRepository {
         return try rows.map(Self.call)
     }
 
-    /// Records that the parties' devices were told of the call in `state`.
-    func markSignalled(app: UUID, id: UUID, state: CallState, logger: Logger) async throws {
+    /// Records that the parties' devices were told of the call in `state` (and, for the ring,
+    /// whether the caller had a device online).
+    func markSignalled(app: UUID, id: UUID, state: CallState, callerOnline: Bool? = nil, logger: Logger) async throws {
         try await write(
-            "UPDATE voip.calls SET signalled_state = \(state.rawValue) WHERE app_id = \(app) AND id = \(id) AND state = \(state.rawValue)",
-            logger: logger)
+            """
+            UPDATE voip.calls SET signalled_state = \(state.rawValue),
+                caller_was_online = coalesce(\(callerOnline), caller_was_online)
+            WHERE app_id = \(app) AND id = \(id) AND state = \(state.rawValue)
+            """, logger: logger)
     }
 
     /// Calls whose last change was not signalled and is older than `seconds` (its own signal had

@@ -7,26 +7,22 @@ import Logging
 struct Calls: Sendable {
     let repository: CallRepository
     let signals: CallSignals
-    let auth: InternalClient
+    let knownUsers: KnownUsers
     let relationships: RelationshipReporter
     let ringSeconds: Int
 
     /// `POST /calls`: stores the call ringing and rings every device of the callee.
     func place(_ placement: CallInput.Placement, by caller: String, app: UUID, logger: Logger) async throws -> Call {
         guard placement.callee != caller else { throw APIError.invalid("callee", "A user cannot call themselves.") }
-        async let known = auth.post(
-            InternalAPI.knownUsersPath, body: InternalAPI.KnownUsersRequest(appID: app, userIDs: [placement.callee]),
-            as: InternalAPI.KnownUsersResponse.self, idempotent: true, logger: logger)
-        async let callerDevices = signals.devices(app: app, users: [caller], logger: logger)
-        guard try await known.known.contains(placement.callee) else {
+        guard try await knownUsers.isKnown(placement.callee, app: app, logger: logger) else {
             throw APIError.invalid("callee", "No user \(placement.callee) in this app.")
         }
-        let online = (try await callerDevices[caller] ?? 0) > 0
-        let call = try await repository.insert(
-            placement, app: app, caller: caller, callerOnline: online, ringSeconds: ringSeconds, logger: logger)
+        let call = try await repository.insert(placement, app: app, caller: caller, ringSeconds: ringSeconds, logger: logger)
         do {
-            try await signals.ring(call, logger: logger)
-            try? await repository.markSignalled(app: app, id: call.id, state: .ringing, logger: logger)
+            // The ring's answer counts the caller's devices too: whether they were online when calling.
+            let devices = try await signals.ring(call, logger: logger)
+            try? await repository.markSignalled(
+                app: app, id: call.id, state: .ringing, callerOnline: (devices[caller] ?? 0) > 0, logger: logger)
         } catch {
             // Nobody could be rung: the call ends at once rather than ring unheard.
             _ = try? await repository.move(

@@ -43,14 +43,13 @@ struct SignalsController {
             try await push.repositories.devices.keepSignal(
                 app: body.appID, users: users, key: key, signal: json, seconds: seconds, logger: context.logger)
         }
-        let devices = try await push.repositories.devices.liveDevices(app: body.appID, users: users, logger: context.logger)
-            .values.reduce(0, +)
+        let perUser = try await push.repositories.devices.liveDevices(app: body.appID, users: users, logger: context.logger)
         guard
             try await PushChannel.publish(packet, app: body.appID, users: users, postgres: push.postgres, logger: context.logger)
         else {
             throw APIError.invalid("signal", "The signal and its users must fit in \(PushChannel.maxPayload) bytes.")
         }
-        return try Response.json(InternalAPI.SignalResponse(devices: devices))
+        return try Response.json(InternalAPI.SignalResponse(devices: perUser.values.reduce(0, +), users: perUser))
     }
 
     /// `POST /internal/v1/devices`: how many devices each user has connected on any replica.
