@@ -117,7 +117,17 @@ import Testing
         let synced = try await client.request(.POST, "/sync", headers: auth, json: ["anchor": 0, "policy": "complete"])
         #expect(synced.json?["operations"]?.arrayValue?.count == 2)
 
-        // Its OpenAPI document covers both services, as `layer openapi` prints it.
+        // The VoIP service answers there too, and its STUN server on the port dev.json names,
+        // to a standard client (coturn's, installed by scripts/ensure-deps.sh).
+        let call = try await client.request(
+            .POST, "/calls", headers: auth, json: ["callee": "layer:///identities/alice", "caller_token": "t"])
+        #expect(call.status == 422 && call.errorProperty == "callee", "calling yourself: \(call.text)")
+        #expect(info.stun_port > 0 && !info.turn_secret.isEmpty)
+        let stun = try await ChildProcess.run(
+            "/usr/bin/turnutils_stunclient", ["-p", "\(info.stun_port)", "127.0.0.1"], timeout: .seconds(20))
+        #expect(stun.status == 0 && stun.output.contains("UDP reflexive addr: 127.0.0.1:"), "\(stun.output)")
+
+        // Its OpenAPI document covers every service, as `layer openapi` prints it.
         let document = try await client.request(.GET, "/openapi.yaml", accept: nil)
         #expect(document.text.trimmingCharacters(in: .whitespacesAndNewlines) == (try await layer(["openapi"])))
 
