@@ -203,7 +203,8 @@ public enum InternalAPI {
     /// signed in at least once) and are not suspended.
     public static let knownUsersPath = "/internal/v1/users/known"
 
-    public struct KnownUsersRequest: Codable, Sendable {
+    /// A question about some users of an app (`users/known`, `devices`).
+    public struct UsersRequest: Codable, Sendable {
         public var appID: UUID
         public var userIDs: [String]
 
@@ -226,21 +227,6 @@ public enum InternalAPI {
     /// `POST /internal/v1/devices` (sync service): how many devices each of these users has
     /// connected on any replica now (WebSockets and event streams).
     public static let devicesPath = "/internal/v1/devices"
-
-    public struct DevicesRequest: Codable, Sendable {
-        public var appID: UUID
-        public var userIDs: [String]
-
-        public init(appID: UUID, userIDs: [String]) {
-            self.appID = appID
-            self.userIDs = userIDs
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case appID = "app_id"
-            case userIDs = "user_ids"
-        }
-    }
 
     public struct DevicesResponse: Codable, Sendable, Equatable {
         /// Devices per user; a user with none is not listed.

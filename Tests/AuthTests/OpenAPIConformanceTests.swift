@@ -79,14 +79,22 @@ import X509
             let created = try await api.call(.POST, "/sessions", 201, json: body)
             let session = try #require(created.json?["session_token"]?.stringValue)
             #expect(try await api.call(.POST, "/sessions", 422, json: body).errorReason == "eit_nonce_not_found")
-            #expect(try await api.call(.POST, "/sessions", 422, json: ["app_id": .string(auth.app.uri)]).errorID == "missing_property")
-            #expect(try await api.call(.POST, "/sessions", 403, json: ["identity_token": "x", "app_id": "nope"]).errorID == "invalid_app_id")
-            let huge: JSONValue = ["identity_token": .string(String(repeating: "a", count: 20_000)), "app_id": .string(auth.app.uri)]
+            #expect(
+                try await api.call(.POST, "/sessions", 422, json: ["app_id": .string(auth.app.uri)]).errorID == "missing_property"
+            )
+            #expect(
+                try await api.call(.POST, "/sessions", 403, json: ["identity_token": "x", "app_id": "nope"]).errorID
+                    == "invalid_app_id")
+            let huge: JSONValue = [
+                "identity_token": .string(String(repeating: "a", count: 20_000)), "app_id": .string(auth.app.uri),
+            ]
             try await api.call(.POST, "/sessions", 413, json: huge)
             let notJSON = try await auth.client.request(.POST, "/sessions", body: ByteBuffer(string: "{nope"))
             api.check(notJSON, "POST", "/sessions", 400)
             try await api.call(.POST, "/nonces", 406, accept: nil)
-            #expect(try await api.call(.POST, "/nonces", 406, accept: "application/vnd.layer+json; version=2.0").json?["data"]?["header"] == "Accept")
+            #expect(
+                try await api.call(.POST, "/nonces", 406, accept: "application/vnd.layer+json; version=2.0").json?["data"]?[
+                    "header"] == "Accept")
 
             // What the router does not serve is not in the document either, and errs in its shape:
             // 405 with `Allow` for a path served with other methods, 404 for one not served at all.
@@ -118,7 +126,8 @@ import X509
             let csr = try CertificateSigningRequest(
                 version: .v1, subject: try DistinguishedName { CommonName("device-1") },
                 privateKey: .init(P256.Signing.PrivateKey()), attributes: .init(), signatureAlgorithm: .ecdsaWithSHA256)
-            let issued = try await api.call(.POST, "/certificates", 201, json: ["csr": .string(try csr.serializeAsPEM().pemString)])
+            let issued = try await api.call(
+                .POST, "/certificates", 201, json: ["csr": .string(try csr.serializeAsPEM().pemString)])
             #expect(issued.json?["device_id"] == "device-1")
             let broken = "-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----"
             #expect(try await api.call(.POST, "/certificates", 422, json: ["csr": .string(broken)]).errorProperty == "csr")
@@ -156,8 +165,9 @@ import X509
             try await api.call(.POST, "/admin/apps", 401, headers: [("Authorization", "Bearer wrong")], json: ["name": "x"])
             #expect(try await api.call(.POST, "/admin/apps", 422, headers: admin, json: ["name": "  "]).errorProperty == "name")
             #expect(try await api.call(.POST, "/admin/apps", 422, headers: admin, json: [:]).errorID == "missing_property")
-            api.check(try await api.auth.client.request(.POST, "/admin/apps", headers: admin, body: ByteBuffer(string: "[1")),
-                      "POST", "/admin/apps", 400)
+            api.check(
+                try await api.auth.client.request(.POST, "/admin/apps", headers: admin, body: ByteBuffer(string: "[1")),
+                "POST", "/admin/apps", 400)
             try await api.call(.GET, "/admin/apps/\(app)", 200, headers: admin)
             try await api.call(.GET, "/admin/apps/\(UUID().lowercased)", 404, headers: admin)
             try await api.call(.GET, "/admin/apps/not-an-id", 404, headers: admin)
@@ -174,10 +184,12 @@ import X509
             try await api.call(.POST, "/admin/apps/\(UUID().lowercased)/providers", 404, headers: admin)
             let keys = "/admin/apps/\(app)/providers/\(try api.uuid(bare, .providers))/keys"
             let publicKey = try TestKeys.key(0).publicKey.pemRepresentation
-            let key = try api.uuid(try await api.call(.POST, keys, 201, headers: admin, json: ["public_key": .string(publicKey)]), .keys)
+            let key = try api.uuid(
+                try await api.call(.POST, keys, 201, headers: admin, json: ["public_key": .string(publicKey)]), .keys)
             try await api.call(.POST, keys, 422, headers: admin, json: ["public_key": "nope"])
-            try await api.call(.POST, "/admin/apps/\(app)/providers/\(UUID().lowercased)/keys", 404, headers: admin,
-                               json: ["public_key": .string(publicKey)])
+            try await api.call(
+                .POST, "/admin/apps/\(app)/providers/\(UUID().lowercased)/keys", 404, headers: admin,
+                json: ["public_key": .string(publicKey)])
             let disabled = try await api.call(.PATCH, "\(keys)/\(key)", 200, headers: admin, json: ["enabled": false])
             #expect(disabled.json?["enabled"] == false)
             try await api.call(.PATCH, "\(keys)/\(key)", 422, headers: admin, json: [:])
@@ -208,7 +220,8 @@ import X509
 
             try await api.patch(app, 202, headers: bearer, json: ttl)
             try await api.call(
-                .POST, app, 202, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: ttl, contentType: MediaType.layerPatch,
+                .POST, app, 202, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: ttl,
+                contentType: MediaType.layerPatch,
                 documentedAs: "PATCH")
             try await api.patch(app, 401, json: ttl)
             try await api.patch(app, 401, headers: [("Authorization", "Bearer \(token)x")], json: ttl)
@@ -216,7 +229,8 @@ import X509
             try await api.patch(app, 406, headers: bearer, json: ttl, accept: nil)
             let unknown: JSONValue = [["operation": "set", "property": "colour", "value": "red"]]
             try await api.patch(app, 422, headers: bearer, json: unknown)
-            try await api.patch(app, 422, headers: bearer, json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 1]])
+            try await api.patch(
+                app, 422, headers: bearer, json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 1]])
             try await api.patch(app, 400, headers: bearer, json: ["operation": "set"])
             try await api.patch("/apps/not-an-app", 404, headers: bearer, json: ttl)
 
@@ -231,8 +245,10 @@ import X509
             let refused = try await auth.createSession(token: try await auth.identityToken(user: "quinn"))
             api.check(refused, "POST", "/sessions", 403)
             #expect(refused.errorID == "user_suspended")
-            try await api.patch("\(app)/users/quinn", 422, headers: bearer, json: [["operation": "set", "property": "suspended", "value": "yes"]])
-            try await api.patch("\(app)/users/quinn", 202, headers: bearer, json: [["operation": "set", "property": "suspended", "value": false]])
+            try await api.patch(
+                "\(app)/users/quinn", 422, headers: bearer, json: [["operation": "set", "property": "suspended", "value": "yes"]])
+            try await api.patch(
+                "\(app)/users/quinn", 202, headers: bearer, json: [["operation": "set", "property": "suspended", "value": false]])
 
             try await api.call(.POST, "\(app)/users/quinn/challenge", 204, headers: bearer)
             try await api.call(.POST, "\(app)/users/nobody/challenge", 404, headers: bearer)

@@ -1,4 +1,5 @@
 import LayerModels
+import LayerServer
 import NIOCore
 import NIOHTTP1
 import Testing
@@ -34,8 +35,9 @@ extension CheckedAPI {
             } else {
                 try await client.request(method, path, headers: headers, body: body, contentType: contentType, accept: accept)
             }
-        check(response, documentedAs ?? method.rawValue, path, status, sent: json, contentType: contentType,
-              sourceLocation: sourceLocation)
+        check(
+            response, documentedAs ?? method.rawValue, path, status, sent: json, contentType: contentType,
+            sourceLocation: sourceLocation)
         return response
     }
 
@@ -122,7 +124,8 @@ extension OpenAPIDocument {
         var path = template
         for case .array(let list)? in [root["paths"]?[template]?["parameters"], operation["parameters"]] {
             for parameter in list.map(resolve) where parameter["in"] == "path" {
-                let name = parameter["name"]?.stringValue ?? "", example = parameter["example"]?.stringValue ?? ""
+                let name = parameter["name"]?.stringValue ?? ""
+                let example = parameter["example"]?.stringValue ?? ""
                 path = path.replacingOccurrences(of: "{\(name)}", with: example)
             }
         }
@@ -148,6 +151,20 @@ extension OpenAPIDocument {
                 #expect(
                     schema == "#/components/schemas/Error" || (code == 401 && schema == "#/components/schemas/Challenge"),
                     "\(method) \(path) \(status) has schema \(String(describing: schema))", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// Every component of the service's own carries its name (`prefix`: `NamesPerson`,
+    /// `VoIPCall`), so that the suite's merged document can hold every service's components.
+    public func expectOwnComponentsNamed(prefix: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let common = try OpenAPIDocument(yaml: OpenAPISpec.common().yaml())
+        guard case .object(let sections)? = root["components"] else { return }
+        for case (let section, .object(let components)) in sections {
+            for name in components.keys where common.root["components"]?[section]?[name] == nil {
+                #expect(
+                    name.hasPrefix(prefix), "components.\(section).\(name) is not named after the service",
+                    sourceLocation: sourceLocation)
             }
         }
     }

@@ -56,13 +56,7 @@ struct OpenAPIConformanceTests {
             #expect(document.unresolvedReferences.isEmpty, "unresolved $refs: \(document.unresolvedReferences)")
             document.expectUniqueOperationIDs()
             document.expectSharedResponseShapes()
-            let common = try OpenAPIDocument(yaml: OpenAPISpec.common().yaml())
-            guard case .object(let sections)? = document.root["components"] else { return }
-            for case (let section, .object(let components)) in sections {
-                for name in components.keys where common.root["components"]?[section]?[name] == nil {
-                    #expect(name.hasPrefix("VoIP"), "components.\(section).\(name) is not named after the service")
-                }
-            }
+            try document.expectOwnComponentsNamed(prefix: "VoIP")
         }
     }
 

@@ -22,7 +22,7 @@ struct InternalController: Sendable {
     /// it rings a callee).
     @Sendable func knownUsers(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(
-            InternalAPI.KnownUsersRequest.self, limit: 64 * 1024, allowedKeys: ["app_id", "user_ids"])
+            InternalAPI.UsersRequest.self, limit: 64 * 1024, allowedKeys: ["app_id", "user_ids"])
         guard (1...1000).contains(body.userIDs.count) else {
             throw APIError.invalid("user_ids", "user_ids names 1 to 1000 users.")
         }

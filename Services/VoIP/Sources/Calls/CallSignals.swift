@@ -26,7 +26,7 @@ struct CallSignals: Sendable {
     /// The devices `user` has connected now.
     func devices(app: UUID, users: [String], logger: Logger) async throws -> [String: Int] {
         try await sync.post(
-            InternalAPI.devicesPath, body: InternalAPI.DevicesRequest(appID: app, userIDs: users),
+            InternalAPI.devicesPath, body: InternalAPI.UsersRequest(appID: app, userIDs: users),
             as: InternalAPI.DevicesResponse.self, idempotent: true, logger: logger
         ).devices
     }

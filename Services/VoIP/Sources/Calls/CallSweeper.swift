@@ -2,7 +2,6 @@ import Foundation
 import LayerServer
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The timers of calls, on every replica: a ringing call whose time is up becomes `missed`, and
 /// one whose caller has had no device online for the grace period becomes `cancelled`. Each move
@@ -51,22 +50,5 @@ struct CallSweeper: Service {
         for call in try await calls.repository.cancelAbandoned(graceSeconds: graceSeconds, logger: logger) {
             await calls.notify(call, logger: logger)
         }
-    }
-}
-
-/// A flag that goes up once and stays up.
-final class Latch: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isOpen: Bool { value.load(ordering: .acquiring) }
-    func open() { value.store(true, ordering: .releasing) }
-}
-
-/// A port learnt once a socket is bound.
-final class BoundPort: Sendable {
-    private let port: Atomic<Int>
-    init(_ port: Int) { self.port = Atomic(port) }
-    var value: Int {
-        get { port.load(ordering: .acquiring) }
-        set { port.store(newValue, ordering: .releasing) }
     }
 }

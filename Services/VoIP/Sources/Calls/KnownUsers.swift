@@ -18,7 +18,7 @@ final class KnownUsers: Sendable {
         let key = "\(app.lowercased)\u{0}\(user)"
         if known.withLock({ $0[key].map { $0 > .now } ?? false }) { return true }
         let answer = try await auth.post(
-            InternalAPI.knownUsersPath, body: InternalAPI.KnownUsersRequest(appID: app, userIDs: [user]),
+            InternalAPI.knownUsersPath, body: InternalAPI.UsersRequest(appID: app, userIDs: [user]),
             as: InternalAPI.KnownUsersResponse.self, idempotent: true, logger: logger)
         guard answer.known.contains(user) else { return false }
         known.withLock { entries in

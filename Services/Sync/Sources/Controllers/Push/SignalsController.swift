@@ -55,7 +55,7 @@ struct SignalsController {
     /// `POST /internal/v1/devices`: how many devices each user has connected on any replica.
     @Sendable func devices(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(
-            InternalAPI.DevicesRequest.self, limit: 64 * 1024, allowedKeys: ["app_id", "user_ids"])
+            InternalAPI.UsersRequest.self, limit: 64 * 1024, allowedKeys: ["app_id", "user_ids"])
         let users = try Array(Set(body.userIDs.enumerated().map { try userID(named: .string($1), property: "user_ids.\($0)") }))
         guard !users.isEmpty, users.count <= 1000 else {
             throw APIError.invalid("user_ids", "user_ids names 1 to 1000 users.")
