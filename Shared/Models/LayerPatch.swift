@@ -47,3 +47,11 @@ public struct LayerPatchOperation: Codable, Sendable, Equatable {
         return keys
     }
 }
+
+extension LayerPatchOperation {
+    /// `key` as one key of a path, its dots escaped as the 1.0 change packets wrote them
+    /// (`fred\.flinstone`).
+    public static func escaped(_ key: String) -> String {
+        key.replacingOccurrences(of: ".", with: "\\.")
+    }
+}

@@ -93,7 +93,7 @@ import X509
             api.check(notJSON, "POST", "/sessions", 400)
             try await api.call(.POST, "/nonces", 406, accept: nil)
             #expect(
-                try await api.call(.POST, "/nonces", 406, accept: "application/vnd.layer+json; version=2.0").json?["data"]?[
+                try await api.call(.POST, "/nonces", 406, accept: "application/vnd.layer+json; version=4.0").json?["data"]?[
                     "header"] == "Accept")
 
             // What the router does not serve is not in the document either, and errs in its shape:

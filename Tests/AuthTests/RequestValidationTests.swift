@@ -52,13 +52,13 @@ import Testing
 
     // MARK: Headers
 
-    @Test func acceptHeaderIsRequiredAtVersion3() async throws {
+    @Test func acceptHeaderMustNameAVersionOfTheAPI() async throws {
         try await AuthFixture.run { auth in
             let token = try await auth.identityToken(user: "accept")
             let body: JSONValue = ["identity_token": .string(token), "app_id": .string(auth.app.uri)]
             let accepts: [String?] = [
-                nil, "application/vnd.layer+json; version=2.0", "application/vnd.layer+json; version=9.9",
-                "application/json", "application/vnd.layer+json",
+                nil, "application/vnd.layer+json; version=1.1", "application/vnd.layer+json; version=9.9",
+                "application/json", "application/vnd.layer+json", "application/vnd.layer+json; version=",
             ]
             for accept in accepts {
                 let response = try await auth.client.request(.POST, "/sessions", json: body, accept: accept)
@@ -69,6 +69,16 @@ import Testing
             }
             #expect(try await sessionCount(auth) == 0)
             #expect(try await auth.createSession(token: token).status == 201)
+            // Every version of the Client API signs in the same way.
+            for version in ["1.0", "2.0"] {
+                let accept = "application/vnd.layer+json; version=\(version)"
+                let nonce = try await auth.client.request(.POST, "/nonces", accept: accept)
+                #expect(nonce.status == 201, "\(version)")
+                let token = try auth.app.signer.token(userID: "accept", nonce: nonce.json?["nonce"]?.stringValue ?? "")
+                let body: JSONValue = ["identity_token": .string(token), "app_id": .string(auth.app.uri)]
+                let session = try await auth.client.request(.POST, "/sessions", json: body, accept: accept)
+                #expect(session.status == 201, "\(version)")
+            }
         }
     }
 
@@ -123,7 +133,9 @@ import Testing
 
     @Test func malformedAuthorization() async throws {
         try await AuthFixture.run { auth in
-            for header in ["Bearer x", "Layer foo", "Layer session-token=\"unterminated", "Layer session-token=\"\"", "Basic YTpi"] {
+            for header in [
+                "Bearer x", "Layer foo", "Layer session-token=\"unterminated", "Layer session-token=\"\"", "Basic YTpi",
+            ] {
                 let response = try await auth.client.request(.GET, "/sessions/current", headers: [("Authorization", header)])
                 expectError(response, 401, "authentication_required", code: 4)
                 let nonce = response.json?["data"]?["nonce"]?.stringValue
@@ -157,7 +169,8 @@ import Testing
         try await AuthFixture.run { auth in
             let app = auth.app.id.lowercased
             for name: JSONValue in ["", "   ", .string(String(repeating: "n", count: 129))] {
-                let response = try await auth.client.request(.POST, "/admin/apps", headers: auth.operatorHeaders, json: ["name": name])
+                let response = try await auth.client.request(
+                    .POST, "/admin/apps", headers: auth.operatorHeaders, json: ["name": name])
                 expectError(response, 422, "invalid_property", code: 105, property: "name")
             }
             let noName = try await auth.client.request(.POST, "/admin/apps", headers: auth.operatorHeaders, json: [:])
@@ -167,7 +180,8 @@ import Testing
             let keys = "/admin/apps/\(app)/providers/\(auth.app.providerID.split(separator: "/").last!)/keys"
             let ecKey = P256.Signing.PrivateKey().publicKey.pemRepresentation
             for pem: JSONValue in ["hello", .string(ecKey), 12] {
-                let response = try await auth.client.request(.POST, keys, headers: auth.operatorHeaders, json: ["public_key": pem])
+                let response = try await auth.client.request(
+                    .POST, keys, headers: auth.operatorHeaders, json: ["public_key": pem])
                 expectError(response, 422, "invalid_property", code: 105, property: "public_key")
             }
             #expect(try await auth.count("SELECT count(*) FROM auth.keys WHERE app_id = \(auth.app.id)") == 1)
@@ -187,7 +201,8 @@ import Testing
     @Test func serverAPINeedsALiveTokenOfThisApp() async throws {
         try await AuthFixture.run { auth in
             let other = try await auth.registerApp(keyIndex: 1)
-            let mint = try await auth.client.request(.POST, "/admin/apps/\(auth.app.id.lowercased)/tokens", headers: auth.operatorHeaders)
+            let mint = try await auth.client.request(
+                .POST, "/admin/apps/\(auth.app.id.lowercased)/tokens", headers: auth.operatorHeaders)
             let revoked = try #require(mint.json?["token"]?.stringValue)
             let tokenID = try #require(mint.json?["id"]?.stringValue)
             #expect(tokenID.hasPrefix("layer:///tokens/"))
@@ -202,7 +217,8 @@ import Testing
                 let response = try await patchTTL(auth, 3600, headers: headers)
                 expectError(response, 401, "authentication_required", code: 4)
             }
-            let stored = try await auth.client.request(.GET, "/admin/apps/\(auth.app.id.lowercased)", headers: auth.operatorHeaders)
+            let stored = try await auth.client.request(
+                .GET, "/admin/apps/\(auth.app.id.lowercased)", headers: auth.operatorHeaders)
             #expect(stored.json?["session_ttl_in_seconds"] == 2_592_000)
         }
     }
@@ -262,7 +278,8 @@ import Testing
     func nulCharactersAreRefused() async throws {
         try await AuthFixture.run { auth in
             let app = auth.app.id.lowercased
-            let named = try await auth.client.request(.POST, "/admin/apps", headers: auth.operatorHeaders, json: ["name": "a\u{0}b"])
+            let named = try await auth.client.request(
+                .POST, "/admin/apps", headers: auth.operatorHeaders, json: ["name": "a\u{0}b"])
             expectError(named, 422, "invalid_property", code: 105, property: "name")
             let provider = try await auth.client.request(
                 .POST, "/admin/apps/\(app)/providers", headers: auth.operatorHeaders, json: ["name": "a\u{0}b"])
@@ -270,7 +287,8 @@ import Testing
             let bearer = [("Authorization", "Bearer \(try await auth.serverAPIToken())")]
             let user = try await auth.client.request(.GET, "/apps/\(app)/users/a%00b", headers: bearer)
             expectError(user, 404, "not_found", code: 102)
-            let challenge = try await auth.client.request(.POST, "/admin/apps/\(app)/users/a%00b/challenge", headers: auth.operatorHeaders)
+            let challenge = try await auth.client.request(
+                .POST, "/admin/apps/\(app)/users/a%00b/challenge", headers: auth.operatorHeaders)
             expectError(challenge, 404, "not_found", code: 102)
         }
     }
@@ -298,7 +316,8 @@ import Testing
         #expect(response.json?["code"] == .number(Double(code)), sourceLocation: sourceLocation)
         #expect(response.json?["message"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
         #expect(response.json?["url"]?.stringValue?.hasPrefix("https://") == true, sourceLocation: sourceLocation)
-        #expect(response.headers.first(name: "Content-Type")?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
+        #expect(
+            response.headers.first(name: "Content-Type")?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
         if let property {
             #expect(response.errorProperty == property, "\(response.text)", sourceLocation: sourceLocation)
         }

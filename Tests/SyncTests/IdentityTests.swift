@@ -24,7 +24,7 @@ struct IdentityTests {
             let identity = try #require(fetched.json)
             #expect(identity["id"] == "layer:///identities/dora")
             #expect(identity["user_id"] == "dora")
-            #expect(identity["url"]?.stringValue?.hasSuffix("/identities/dora") == true)
+            #expect(identity["url"]?.stringValue?.hasSuffix("/apps/\(api.appID)/users/dora/identity") == true)
             #expect(identity["display_name"] == "Dora")
             #expect(identity["last_name"] == "Explorer")
             #expect(identity["email_address"] == "dora@example.com")
@@ -75,24 +75,31 @@ struct IdentityTests {
             #expect(refused.status == 422)
             #expect(refused.errorProperty == "display_name")
             #expect(try await api.get("/users/dora/identity").json?["last_name"] == "Marquez")
-            let nested = try await api.patch("/users/dora/identity", [["operation": "set", "property": "metadata.a.b", "value": "c"]])
+            let nested = try await api.patch(
+                "/users/dora/identity", [["operation": "set", "property": "metadata.a.b", "value": "c"]])
             #expect(nested.errorProperty == "metadata.a.b")
-            let fixed = try await api.patch("/users/dora/identity", [["operation": "set", "property": "user_id", "value": "eve"]])
+            let fixed = try await api.patch(
+                "/users/dora/identity", [["operation": "set", "property": "user_id", "value": "eve"]])
             #expect(fixed.status == 422)
             #expect(fixed.errorProperty == "user_id")
-            let added = try await api.patch("/users/dora/identity", [["operation": "add", "property": "first_name", "value": "x"]])
+            let added = try await api.patch(
+                "/users/dora/identity", [["operation": "add", "property": "first_name", "value": "x"]])
             #expect(added.errorProperty == "first_name")
             let tooLong = try await api.patch(
-                "/users/dora/identity", [["operation": "set", "property": "phone_number", "value": .string(String(repeating: "1", count: 33))]])
+                "/users/dora/identity",
+                [["operation": "set", "property": "phone_number", "value": .string(String(repeating: "1", count: 33))]])
             #expect(tooLong.errorProperty == "phone_number")
-            let wrongType = try await api.request(.PATCH, "/users/dora/identity", [["operation": "set", "property": "last_name", "value": "x"]])
+            let wrongType = try await api.request(
+                .PATCH, "/users/dora/identity", [["operation": "set", "property": "last_name", "value": "x"]])
             #expect(wrongType.status == 406)
 
             #expect(try await api.delete("/users/dora/identity").status == 204)
             #expect(try await api.get("/users/dora/identity").status == 404)
             #expect(try await api.delete("/users/dora/identity").status == 404)
             #expect(try await api.put("/users/dora/identity", ["display_name": "Dora"]).status == 404)
-            #expect(try await api.patch("/users/dora/identity", [["operation": "set", "property": "last_name", "value": "x"]]).status == 404)
+            #expect(
+                try await api.patch("/users/dora/identity", [["operation": "set", "property": "last_name", "value": "x"]]).status
+                    == 404)
             #expect(try await api.post("/users/dora/identity", ["display_name": "Dora again"]).status == 201)
 
             // User ids are URL-encoded in paths.
@@ -117,10 +124,18 @@ struct IdentityTests {
                 (["display_name": "Ann", "first_name": long(129)], "invalid_property", "first_name"),
                 (["display_name": "Ann", "last_name": long(129)], "invalid_property", "last_name"),
                 (["display_name": "Ann", "phone_number": long(33)], "invalid_property", "phone_number"),
-                (["display_name": "Ann", "email_address": .string(String(repeating: "a", count: 250) + "@b.com")], "invalid_property", "email_address"),
+                (
+                    ["display_name": "Ann", "email_address": .string(String(repeating: "a", count: 250) + "@b.com")],
+                    "invalid_property", "email_address"
+                ),
                 (["display_name": "Ann", "email_address": "not-an-address"], "invalid_property", "email_address"),
                 (["display_name": "Ann", "identity_type": "robot"], "invalid_property", "identity_type"),
-                (["display_name": "Ann", "metadata": .object(Dictionary(uniqueKeysWithValues: (0..<17).map { ("k\($0)", JSONValue.string("v")) }))], "invalid_property", "metadata"),
+                (
+                    [
+                        "display_name": "Ann",
+                        "metadata": .object(Dictionary(uniqueKeysWithValues: (0..<17).map { ("k\($0)", JSONValue.string("v")) })),
+                    ], "invalid_property", "metadata"
+                ),
                 (["display_name": "Ann", "metadata": ["level": 3]], "invalid_property", "metadata.level"),
                 (["display_name": "Ann", "nickname": "Annie"], "invalid_property", "nickname"),
                 (["display_name": 7], "invalid_property", "display_name"),
@@ -152,7 +167,9 @@ struct IdentityTests {
     func identityInConversations() async throws {
         try await SyncHarness.run { harness in
             let api = try await harness.server()
-            #expect(try await api.post("/users/erin/identity", ["display_name": "Erin", "avatar_url": "https://e.example/a.png"]).status == 201)
+            #expect(
+                try await api.post("/users/erin/identity", ["display_name": "Erin", "avatar_url": "https://e.example/a.png"])
+                    .status == 201)
             let alice = try await harness.user("alice")
             let id = try await alice.conversation(with: ["erin"])
             let conversation = try await api.get("/\(path(id))")

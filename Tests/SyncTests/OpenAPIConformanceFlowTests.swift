@@ -39,15 +39,18 @@ extension OpenAPIConformanceTests {
             api.expect(inUse.json?["data"], is: "Conversation")
             try await api.call(.POST, "/conversations", 422, as: alice, json: ["colour": "red"])
             try await api.call(.POST, "/conversations", 422, as: alice, json: ["participants": [1]])
-            let notJSON = try await api.sync.request(.POST, "/conversations", headers: alice.auth, body: ByteBuffer(string: "{no"))
+            let notJSON = try await api.sync.request(
+                .POST, "/conversations", headers: alice.auth, body: ByteBuffer(string: "{no"))
             api.check(notJSON, "POST", "/conversations", 400)
             let huge: JSONValue = ["participants": ["bob"], "metadata": ["x": .string(String(repeating: "a", count: 70_000))]]
             try await api.call(.POST, "/conversations", 413, as: alice, json: huge)
             try await api.call(.POST, "/conversations", 401, json: chat)
             try await api.call(.POST, "/conversations", 401, headers: AuthFixture.sessionHeader("no-such-session"), json: chat)
-            try await api.call(.POST, "/conversations", 406, as: alice, json: chat, accept: "application/vnd.layer+json; version=2.0")
+            try await api.call(
+                .POST, "/conversations", 406, as: alice, json: chat, accept: "application/vnd.layer+json; version=4.0")
             let inline = try await api.harness.fixture.identityToken(user: "alice")
-            let opened = try await api.call(.GET, "/conversations", 200, headers: [("Authorization", "Layer identity-token=\"\(inline)\"")])
+            let opened = try await api.call(
+                .GET, "/conversations", 200, headers: [("Authorization", "Layer identity-token=\"\(inline)\"")])
             #expect(opened.headers.first(name: "X-Layer-User-ID") == "alice")
             #expect(opened.headers.first(name: "X-Layer-Session-Token") != nil)
             try await api.call(.GET, "/conversations?session_token=\(alice.token)", 200)
@@ -57,7 +60,10 @@ extension OpenAPIConformanceTests {
             let messageID = UUID().lowercased
             let hello: JSONValue = [
                 "id": .string(messageID),
-                "parts": [["mime_type": "text/plain", "body": "Hello"], ["mime_type": "application/octet-stream", "body": "AAEC", "encoding": "base64"]],
+                "parts": [
+                    ["mime_type": "text/plain", "body": "Hello"],
+                    ["mime_type": "application/octet-stream", "body": "AAEC", "encoding": "base64"],
+                ],
                 "notification": ["title": "Alice", "text": "Hello"],
             ]
             let sent = try await api.call(.POST, "\(conversationPath)/messages", 201, as: alice, json: hello)
@@ -68,7 +74,9 @@ extension OpenAPIConformanceTests {
             try await api.call(
                 .POST, "\(conversationPath)/messages", 422, as: alice,
                 json: ["parts": [["mime_type": "text/plain", "body": .string(String(repeating: "x", count: 3000))]]])
-            try await api.call(.POST, "\(conversationPath)/messages", 404, as: carol, json: ["parts": [["mime_type": "text/plain", "body": "?"]]])
+            try await api.call(
+                .POST, "\(conversationPath)/messages", 404, as: carol,
+                json: ["parts": [["mime_type": "text/plain", "body": "?"]]])
             _ = try await bob.send("Hi Alice", to: conversation)
 
             let conversations = try await api.call(.GET, "/conversations?page_size=10&sort_by=last_message", 200, as: alice)
@@ -117,13 +125,16 @@ extension OpenAPIConformanceTests {
             try await api.call(
                 .POST, conversationPath, 204, as: alice, headers: [("X-HTTP-Method-Override", "PATCH")], json: rename,
                 contentType: MediaType.layerPatch, documentedAs: "PATCH")
-            #expect(try await api.call(.PATCH, conversationPath, 406, as: alice, json: rename).json?["data"]?["header"] == "Content-Type")
+            #expect(
+                try await api.call(.PATCH, conversationPath, 406, as: alice, json: rename).json?["data"]?["header"]
+                    == "Content-Type")
             let add: JSONValue = [
                 ["operation": "add", "property": "participants", "id": "layer:///identities/carol"],
                 ["operation": "set", "property": "private_metadata.pinned", "value": "yes"],
             ]
             try await api.patch(conversationPath, 204, as: alice, json: add)
-            try await api.patch(conversationPath, 422, as: alice, json: [["operation": "set", "property": "colour", "value": "red"]])
+            try await api.patch(
+                conversationPath, 422, as: alice, json: [["operation": "set", "property": "colour", "value": "red"]])
             try await api.patch(conversationPath, 400, as: alice, json: ["operation": "set"])
             let nowCarol = try await api.call(.GET, conversationPath, 200, as: carol)
             #expect(nowCarol.json?["distinct"] == false)
@@ -136,7 +147,9 @@ extension OpenAPIConformanceTests {
             try await api.call(.DELETE, "/\(path(message))?destroy=true", 204, as: alice)
             try await api.call(.GET, "/\(path(message))", 404, as: alice)
             try await api.call(.DELETE, "\(conversationPath)?mode=my_devices&leave=true", 204, as: carol)
-            let left = try await api.call(.POST, "\(conversationPath)/messages", 403, as: carol, json: ["parts": [["mime_type": "text/plain", "body": "?"]]])
+            let left = try await api.call(
+                .POST, "\(conversationPath)/messages", 403, as: carol,
+                json: ["parts": [["mime_type": "text/plain", "body": "?"]]])
             #expect(left.errorID == "access_denied")
             try await api.call(.DELETE, "\(conversationPath)?mode=all_participants", 204, as: alice)
             try await api.call(.GET, conversationPath, 404, as: bob)
@@ -154,7 +167,8 @@ extension OpenAPIConformanceTests {
             let firstID = try #require(first["id"]?.stringValue)
 
             for policy in ["complete", "unread_only", "partial"] {
-                let snapshot = try await api.call(.POST, "/sync", 200, as: alice, json: ["anchor": 0, "policy": .string(policy), "partial_count": 1])
+                let snapshot = try await api.call(
+                    .POST, "/sync", 200, as: alice, json: ["anchor": 0, "policy": .string(policy), "partial_count": 1])
                 #expect(snapshot.json?["more"] == false)
                 #expect(snapshot.json?["operations"]?.arrayValue?.first?["type"] == "new_conversation")
             }
@@ -169,8 +183,10 @@ extension OpenAPIConformanceTests {
             // A device's queued operations, then every kind of change after the anchor.
             let newMessage = "layer:///messages/\(UUID().lowercased)"
             let operations: JSONValue = [
-                ["type": "new_message", "message_id": .string(newMessage), "conversation_id": .string(conversation),
-                 "parts": [["mime_type": "text/plain", "body": "offline"]]],
+                [
+                    "type": "new_message", "message_id": .string(newMessage), "conversation_id": .string(conversation),
+                    "parts": [["mime_type": "text/plain", "body": "offline"]],
+                ],
                 ["type": "update_status", "message_id": .string(firstID), "status": "read"],
                 ["type": "update_tags", "message_id": .string(firstID), "tags": ["starred"]],
             ]
@@ -183,7 +199,11 @@ extension OpenAPIConformanceTests {
             _ = try await alice.delete("/\(path(group))?mode=my_devices")
             let changes = try await api.call(.POST, "/sync", 200, as: alice, json: ["anchor": latest])
             let types = Set(changes.json?["operations"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? [])
-            #expect(types == ["new_message", "update_status", "update_tags", "update_conversation", "delete_message", "new_conversation", "delete_conversation"])
+            #expect(
+                types == [
+                    "new_message", "update_status", "update_tags", "update_conversation", "delete_message", "new_conversation",
+                    "delete_conversation",
+                ])
             let bobChanges = try await api.call(.POST, "/sync", 200, as: bob, json: ["anchor": 1, "limit": 2])
             #expect(bobChanges.json?["more"] == true)
 
@@ -193,9 +213,13 @@ extension OpenAPIConformanceTests {
             #expect(try await api.call(.POST, "/sync", 422, as: alice, json: ["limit": 0]).errorProperty == "limit")
             #expect(try await api.call(.POST, "/sync", 422, as: alice, json: ["policy": "some"]).errorProperty == "policy")
             #expect(try await api.call(.POST, "/sync", 422, as: alice, json: ["since": 0]).errorProperty == "since")
-            let badOperation: JSONValue = ["operations": [["type": "update_status", "message_id": .string(firstID), "status": "sent"]]]
+            let badOperation: JSONValue = [
+                "operations": [["type": "update_status", "message_id": .string(firstID), "status": "sent"]]
+            ]
             #expect(try await api.call(.POST, "/sync", 422, as: alice, json: badOperation).errorProperty == "operations.0.status")
-            let unknownMessage: JSONValue = ["operations": [["type": "update_tags", "message_id": .string(UUID().lowercased), "tags": ["x"]]]]
+            let unknownMessage: JSONValue = [
+                "operations": [["type": "update_tags", "message_id": .string(UUID().lowercased), "tags": ["x"]]]
+            ]
             try await api.call(.POST, "/sync", 404, as: alice, json: unknownMessage)
             try await api.call(.POST, "/sync", 400, as: alice, json: "[]")
             try await api.call(.POST, "/sync", 401, json: [:])
@@ -214,15 +238,19 @@ extension OpenAPIConformanceTests {
             let uploadPath = try api.localPath(try #require(slot.json?["upload_url"]?.stringValue))
             try await api.call(.GET, "/\(path(content))", 404, as: alice)
             try await api.call(.POST, "/content", 422, as: alice, headers: [("Upload-Content-Length", "5000")])
-            try await api.call(.POST, "/content", 422, as: alice, headers: [("Upload-Content-Type", "nonsense"), ("Upload-Content-Length", "5")])
+            try await api.call(
+                .POST, "/content", 422, as: alice, headers: [("Upload-Content-Type", "nonsense"), ("Upload-Content-Length", "5")])
             try await api.call(.POST, "/content", 422, as: alice, headers: upload + [("Upload-Origin", "not an origin")])
-            try await api.call(.POST, "/content", 413, as: alice, headers: [("Upload-Content-Type", "text/plain"), ("Upload-Content-Length", "99999999999")])
+            try await api.call(
+                .POST, "/content", 413, as: alice,
+                headers: [("Upload-Content-Type", "text/plain"), ("Upload-Content-Length", "99999999999")])
             try await api.call(.POST, "/content", 401, headers: upload)
 
             // The signed upload URL: no Accept header, no session.
             let forged = uploadPath.replacingOccurrences(of: "signature=", with: "signature=x")
             try await api.call(.PUT, forged, 403, body: payload, contentType: "application/x-test", accept: nil)
-            try await api.call(.PUT, uploadPath, 422, body: ByteBuffer(string: "short"), contentType: "application/x-test", accept: nil)
+            try await api.call(
+                .PUT, uploadPath, 422, body: ByteBuffer(string: "short"), contentType: "application/x-test", accept: nil)
             let stored = try await api.call(.PUT, uploadPath, 200, body: payload, contentType: "application/x-test", accept: nil)
             try await api.call(.PUT, uploadPath, 422, body: payload, contentType: "application/x-test", accept: nil)
             let downloadPath = try api.localPath(try #require(stored.json?["download_url"]?.stringValue))
@@ -241,11 +269,15 @@ extension OpenAPIConformanceTests {
             try await api.call(.GET, "/\(path(content))", 200, as: alice)
             try await api.call(.GET, "/\(path(content))", 404, as: bob)
             let conversation = try await alice.conversation(with: ["bob"])
-            let part: JSONValue = ["parts": [["mime_type": "application/x-test", "content": ["id": .string(content), "size": 5000]]]]
+            let part: JSONValue = [
+                "parts": [["mime_type": "application/x-test", "content": ["id": .string(content), "size": 5000]]]
+            ]
             let message = try await api.call(.POST, "/\(path(conversation))/messages", 201, as: alice, json: part)
             #expect(message.json?["parts"]?.arrayValue?.first?["content"]?["download_url"]?.stringValue != nil)
             try await api.call(.GET, "/\(path(content))", 200, as: bob)
-            let wrongSize: JSONValue = ["parts": [["mime_type": "application/x-test", "content": ["id": .string(content), "size": 1]]]]
+            let wrongSize: JSONValue = [
+                "parts": [["mime_type": "application/x-test", "content": ["id": .string(content), "size": 1]]]
+            ]
             try await api.call(.POST, "/\(path(conversation))/messages", 422, as: alice, json: wrongSize)
         }
     }
@@ -267,9 +299,14 @@ extension OpenAPIConformanceTests {
             let tagged = try await api.call(.POST, "\(app)/announcements", 202, headers: bearer + tag, json: announcement)
             let repeated = try await api.call(.POST, "\(app)/announcements", 202, headers: bearer + tag, json: announcement)
             #expect(tagged.json?["id"] == repeated.json?["id"])
-            try await api.call(.POST, "\(app)/announcements", 422, headers: bearer, json: ["recipients": [], "sender": ["name": "S"], "parts": [["mime_type": "text/plain", "body": "x"]]])
-            try await api.call(.POST, "\(app)/announcements", 422, headers: bearer, json: ["recipients": ["bob"], "parts": [["mime_type": "text/plain", "body": "x"]]])
-            try await api.call(.POST, "\(app)/announcements", 400, headers: bearer + [("If-None-Match", "nope")], json: announcement)
+            try await api.call(
+                .POST, "\(app)/announcements", 422, headers: bearer,
+                json: ["recipients": [], "sender": ["name": "S"], "parts": [["mime_type": "text/plain", "body": "x"]]])
+            try await api.call(
+                .POST, "\(app)/announcements", 422, headers: bearer,
+                json: ["recipients": ["bob"], "parts": [["mime_type": "text/plain", "body": "x"]]])
+            try await api.call(
+                .POST, "\(app)/announcements", 400, headers: bearer + [("If-None-Match", "nope")], json: announcement)
             try await api.call(.POST, "\(app)/announcements", 401, json: announcement)
 
             let list = try await api.call(.GET, "/announcements", 200, as: alice)

@@ -25,11 +25,11 @@ struct WebSocketInputTests {
         }
     }
 
-    @Test("An upgrade without the layer-3.0 subprotocol is closed with 4406 invalid_header")
+    @Test("An upgrade without a layer-1.0, layer-2.0 or layer-3.0 subprotocol is closed with 4406 invalid_header")
     func subprotocol() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
             let alice = try await harness.user("alice")
-            for offered in [nil, "layer-1.0", "chat, superchat"] as [String?] {
+            for offered in [nil, "layer-1.1", "layer-4.0", "chat, superchat"] as [String?] {
                 let socket = try await harness.socket(alice, subprotocol: offered, ready: false)
                 let closed = try await socket.closed()
                 #expect(closed.code == 4406, "offered \(offered ?? "nothing")")
@@ -62,7 +62,9 @@ struct WebSocketInputTests {
         }
     }
 
-    @Test("Malformed packets, unknown types and methods, bad request ids and binary frames get error responses; the socket stays usable")
+    @Test(
+        "Malformed packets, unknown types and methods, bad request ids and binary frames get error responses; the socket stays usable"
+    )
     func malformedPackets() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
             let alice = try await harness.user("alice")

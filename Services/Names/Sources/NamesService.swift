@@ -52,7 +52,7 @@ public struct NamesService: ConfigurableService {
 
     public func addRoutes(to router: Router<LayerRequestContext>) {
         let client = router.group()
-            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
             .add(middleware: sessionAuthenticator)
         let users = PersonsController(directory: directory) { context in
             let session = try context.requireSession()
@@ -62,7 +62,7 @@ public struct NamesService: ConfigurableService {
         users.addOwnerRoutes(to: client)
 
         let server = router.group("apps/:app")
-            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
             .add(middleware: AppTokenMiddleware(verifier: appTokens))
         PersonsController(directory: directory) { context in .server(app: try context.parameters.layerID("app", as: .apps).uuid) }
             .addRoutes(to: server)

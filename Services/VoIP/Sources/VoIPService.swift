@@ -48,7 +48,7 @@ public struct VoIPService: ConfigurableService {
 
     public func addRoutes(to router: Router<LayerRequestContext>) {
         let client = router.group()
-            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
             .add(middleware: sessionAuthenticator)
         CallsController(calls: calls).addRoutes(to: client)
         TurnController(

@@ -75,9 +75,14 @@ extension LayerID {
 /// Where the objects of a response point their `url` fields: the public base URL of the suite.
 public struct URLBuilder: Sendable {
     public let base: String
+    /// Set when rendering for the Server API of this app: objects then name their Server API
+    /// paths (`/apps/<app>/conversations/<id>`), which the app's bearer token may follow, instead
+    /// of the Client API's.
+    public var serverAPIApp: UUID?
 
-    public init(base: String) {
+    public init(base: String, serverAPIApp: UUID? = nil) {
         self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.serverAPIApp = serverAPIApp
     }
 
     /// The URL of a path of the public API (`/conversations/<id>`).

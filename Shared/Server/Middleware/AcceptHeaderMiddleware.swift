@@ -2,39 +2,29 @@ import HTTPTypes
 import Hummingbird
 import LayerModels
 
-/// Requires `Accept: application/vnd.layer+json; version=3.0` on the public API; any other
-/// version, or none, is answered with 406 `invalid_header`.
+/// Requires `Accept: application/vnd.layer+json; version=X.Y` naming one of the versions a group
+/// of routes serves, and renders the request's answer in that version (``APIVersion/current``).
+/// Any other version, or none, is answered with 406 `invalid_header`.
 public struct AcceptHeaderMiddleware: RouterMiddleware {
     public typealias Context = LayerRequestContext
 
-    public init() {}
+    let versions: [APIVersion]
+
+    /// `versions`: what the routes behind it serve; the Client API's by default.
+    public init(versions: [APIVersion] = APIVersion.clientAPI) {
+        self.versions = versions
+    }
 
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard Self.accepts(request.headers[values: .accept]) else {
+        guard let version = APIVersion.negotiate(accept: request.headers[values: .accept], among: versions) else {
+            let listed = versions.map(\.rawValue).joined(separator: ", ")
             throw APIError(
                 .invalidHeader,
-                "Invalid Accept header; must be of form application/vnd.layer+json; version=\(MediaType.apiVersion)",
+                "Invalid Accept header; must be of form application/vnd.layer+json; version=x.y with x.y one of \(listed)",
                 data: ["header": "Accept"])
         }
-        return try await next(request, context)
-    }
-
-    /// True when one of the listed media ranges is the Layer media type at the supported version.
-    static func accepts(_ values: [String]) -> Bool {
-        for value in values {
-            for range in value.split(separator: ",") {
-                let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                guard parts.first == "application/vnd.layer+json" else { continue }
-                let version = parts.dropFirst().first { $0.hasPrefix("version=") }?.dropFirst("version=".count)
-                if let version, version.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == MediaType.apiVersion {
-                    return true
-                }
-            }
-        }
-        return false
+        return try await APIVersion.$current.withValue(version) { try await next(request, context) }
     }
 }
-
-import Foundation

@@ -44,7 +44,7 @@ struct ServerAPIController: Sendable {
 
     func addRoutes(to router: Router<LayerRequestContext>) {
         let server = router.group("apps/:app")
-            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.serverAPI))
             .add(middleware: AppTokenMiddleware(verifier: apps))
         server.patch(use: updateApp)
         server.get("users/:user", use: getUser)

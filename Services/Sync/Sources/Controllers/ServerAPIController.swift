@@ -16,7 +16,7 @@ struct ServerAPIController: Sendable {
 
     func addRoutes(to router: Router<LayerRequestContext>) {
         let server = router.group("apps/:app")
-            .add(middleware: AcceptHeaderMiddleware())
+            .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.serverAPI))
             .add(middleware: AppTokenMiddleware(verifier: appTokens))
 
         // Conversations and messages, system view.

@@ -33,9 +33,15 @@ struct Messaging: Sendable {
         return (session.userID, session.appID)
     }
 
-    /// Where the objects answered to `request` point their URLs.
+    /// Where the objects answered to `request` point their URLs: at the Server API's paths for a
+    /// request under `/apps/<app>/`, else at the Client API's.
     func urls(_ request: Request) -> URLBuilder {
-        request.urls(publicBaseURL: publicBaseURL, tls: tls)
+        var urls = request.urls(publicBaseURL: publicBaseURL, tls: tls)
+        let path = request.uri.path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: true)
+        if path.count > 1, path[0] == "apps", let segment = String(path[1]).removingPercentEncoding {
+            urls.serverAPIApp = LayerID(parsing: segment, as: .apps)?.uuid ?? UUID(uuidString: segment)
+        }
+        return urls
     }
 
     func presenter(

@@ -36,8 +36,16 @@ enum Packets {
         var data: Data
     }
 
+    /// A change packet; `update` is said `patch` in 1.0.
     static func change(_ operation: String, _ object: ObjectReference, _ data: some Encodable) -> (type: String, body: String) {
-        ("change", json(Change(operation: operation, object: object, data: data)))
+        let said = operation == "update" ? APIVersion.current.updateOperation : operation
+        return ("change", json(Change(operation: said, object: object, data: data)))
+    }
+
+    /// Participants as a patch sets them: identities, or in 1.0 user ids.
+    static func participants(_ identities: [BasicIdentityObject]) -> JSONValue {
+        guard APIVersion.current.usesIdentities else { return .array(identities.map { .string($0.userID) }) }
+        return (try? jsonValue(identities)) ?? .array([])
     }
 
     /// A response to a request: the result or the error as `data`.
@@ -58,7 +66,8 @@ enum Packets {
             ObjectReference(type: "Conversation", id: LayerID(.conversations, $0).uri, url: urls.conversation($0))
         }
         let message = operation.messageID.map {
-            ObjectReference(type: "Message", id: LayerID(.messages, $0).uri, url: urls.message($0))
+            ObjectReference(
+                type: "Message", id: LayerID(.messages, $0).uri, url: urls.message($0, in: operation.conversationID, viewer: nil))
         }
         var unreadPatch: [PatchOperation] {
             unread.map { [.set("unread_message_count", .number(Double($0)))] } ?? []
@@ -77,7 +86,8 @@ enum Packets {
             let identity = LayerID.identity(userID: user)
             var packets: [(type: String, body: String)] = []
             if let message {
-                var patch = [PatchOperation.set("recipient_status.\(identity)", status)]
+                let key = APIVersion.current.usesIdentities ? identity : LayerPatchOperation.escaped(user)
+                var patch = [PatchOperation.set("recipient_status.\(key)", status)]
                 if user == viewer, status.stringValue == ReceiptStatus.read.name { patch.append(.set("is_unread", .bool(false))) }
                 packets.append(change("update", message, patch))
             } else if let conversation, let position = operation.data["position"] {
@@ -100,7 +110,7 @@ enum Packets {
         case .updateConversation:
             guard let conversation, let object = operation.conversation else { return [] }
             var patch: [PatchOperation] = [
-                .set("participants", (try? jsonValue(object.participants)) ?? .array([])),
+                .set("participants", participants(object.participants)),
                 .set("metadata", object.metadata),
                 .set("distinct", .bool(object.isDistinct)),
             ]

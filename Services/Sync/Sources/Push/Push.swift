@@ -57,12 +57,13 @@ struct Push: Sendable {
 
     /// Registers a device here and in `sync.devices`; the fan-out starts offering it changes.
     func open(
-        _ kind: PushDevice.Kind, session: AuthenticatedSession, token: String, urls: URLBuilder, after seq: Int64,
-        logger: Logger
+        _ kind: PushDevice.Kind, session: AuthenticatedSession, token: String, urls: URLBuilder,
+        version: APIVersion = .v3_0, after seq: Int64, logger: Logger
     ) async throws -> PushDevice {
         let device = PushDevice(
             id: hub.nextDeviceID(), key: UserKey(app: session.appID, user: session.userID), kind: kind,
-            sessionToken: token, expiresAt: session.expiresAt, urls: urls, after: seq, capacity: settings.buffer)
+            sessionToken: token, expiresAt: session.expiresAt, urls: urls, version: version, after: seq,
+            capacity: settings.buffer)
         hub.add(device)
         do {
             let webSockets = try await repositories.devices.addDevice(device, replica: hub.replicaID, logger: logger)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LayerModels
 import LayerServer
 import Synchronization
 
@@ -18,15 +19,24 @@ final class RenderedChange: Sendable {
     let type: String
     /// The operation as `POST /sync` returns it: the SSE `data`.
     let operation: String
-    /// The WebSocket packets (`change` or `operation`) this change becomes, each `(type, body)`.
-    let packets: [(type: String, body: String)]
+    /// The WebSocket packets (`change` or `operation`) this change becomes, each `(type, body)`,
+    /// in each API version that a device of the user speaks.
+    private let packets: [APIVersion: [(type: String, body: String)]]
 
-    init(seq: Int64, timestamp: String, type: String, operation: String, packets: [(type: String, body: String)]) {
+    init(
+        seq: Int64, timestamp: String, type: String, operation: String,
+        packets: [APIVersion: [(type: String, body: String)]]
+    ) {
         self.seq = seq
         self.timestamp = timestamp
         self.type = type
         self.operation = operation
         self.packets = packets
+    }
+
+    /// The packets of a device speaking `version`.
+    func packets(in version: APIVersion) -> [(type: String, body: String)] {
+        packets[version] ?? packets[.v3_0] ?? []
     }
 }
 
@@ -110,6 +120,8 @@ final class PushDevice: Sendable {
     let expiresAt: Date?
     /// How URLs in what it is sent begin (from the request that opened it).
     let urls: URLBuilder
+    /// The API version its packets are rendered in (a WebSocket's `layer-X.Y` subprotocol).
+    let version: APIVersion
     /// ``urls``'s base as written in JSON, which the writer puts into pushed data.
     let escapedBase: String
     private let capacity: Int
@@ -128,11 +140,12 @@ final class PushDevice: Sendable {
     }
 
     init(
-        id: Int64, key: UserKey, kind: Kind, sessionToken: String, expiresAt: Date?, urls: URLBuilder, after seq: Int64,
-        capacity: Int
+        id: Int64, key: UserKey, kind: Kind, sessionToken: String, expiresAt: Date?, urls: URLBuilder,
+        version: APIVersion = .v3_0, after seq: Int64, capacity: Int
     ) {
         self.id = id
         self.urls = urls
+        self.version = version
         escapedBase = PushURLTemplate.escaped(urls.base)
         self.key = key
         self.kind = kind

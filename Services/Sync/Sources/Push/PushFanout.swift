@@ -42,9 +42,11 @@ struct PushFanout: Service {
             }
             guard !devices.isEmpty else { continue }
             let positions = devices.map { (user: $0.key, seq: $0.value.map(\.seq).min()!) }
+            let versions = devices.mapValues { Set($0.map(\.version)) }
             let started = ContinuousClock.now
             let rendered = try await push.repositories.read(logger: logger) { connection in
-                try await push.render(app: app, after: positions, urls: push.template.urls, connection, logger)
+                try await push.render(
+                    app: app, after: positions, versions: versions, urls: push.template.urls, connection, logger)
             }
             logger.debug(
                 "Push round",
@@ -66,17 +68,21 @@ struct PushFanout: Service {
 
 /// Rendering changelog rows for devices: by the fan-out, and again for `Event.replay`.
 extension Push {
-    /// One user's changes after `seq`, one batch of them, rendered.
-    func rendered(app: UUID, user: String, after seq: Int64, urls: URLBuilder, logger: Logger) async throws -> [RenderedChange] {
+    /// One user's changes after `seq`, one batch of them, rendered in `version`.
+    func rendered(
+        app: UUID, user: String, after seq: Int64, version: APIVersion, urls: URLBuilder, logger: Logger
+    ) async throws -> [RenderedChange] {
         try await repositories.read(logger: logger) { connection in
-            try await render(app: app, after: [(user, seq)], urls: urls, connection, logger)[user] ?? []
+            try await render(app: app, after: [(user, seq)], versions: [user: [version]], urls: urls, connection, logger)[user]
+                ?? []
         }
     }
 
-    /// The changes after each position, rendered for their user, in seq order per user.
+    /// The changes after each position, rendered for their user, in seq order per user; their
+    /// packets in the API versions of each user's devices (3.0 for a user not listed).
     func render(
-        app: UUID, after positions: [(user: String, seq: Int64)], urls: URLBuilder, _ connection: PostgresConnection,
-        _ logger: Logger
+        app: UUID, after positions: [(user: String, seq: Int64)], versions: [String: Set<APIVersion>], urls: URLBuilder,
+        _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [String: [RenderedChange]] {
         let entries = try await repositories.changelog.changelog(
             app: app, after: positions, limit: settings.batch, connection, logger)
@@ -99,11 +105,16 @@ extension Push {
         var result: [String: [RenderedChange]] = [:]
         for (entry, operation) in zip(entries, operations) {
             let count = entry.conversation.flatMap { unread[ConversationUser(conversation: $0, user: entry.user)] }
+            var packets: [APIVersion: [(type: String, body: String)]] = [:]
+            for version in versions[entry.user] ?? [.v3_0] {
+                packets[version] = APIVersion.$current.withValue(version) {
+                    Packets.packets(for: operation, viewer: entry.user, unread: count, urls: urls)
+                }
+            }
             result[entry.user, default: []].append(
                 RenderedChange(
                     seq: entry.seq, timestamp: entry.timestamp, type: entry.type.rawValue,
-                    operation: Packets.json(operation),
-                    packets: Packets.packets(for: operation, viewer: entry.user, unread: count, urls: urls)))
+                    operation: Packets.json(operation), packets: packets))
         }
         return result
     }

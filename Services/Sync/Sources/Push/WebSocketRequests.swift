@@ -170,9 +170,9 @@ struct WebSocketRequests: Sendable {
         var after = seq - 1
         while after < upTo {
             let changes = try await push.rendered(
-                app: key.app, user: key.user, after: after, urls: device.urls, logger: context.logger)
+                app: key.app, user: key.user, after: after, version: device.version, urls: device.urls, logger: context.logger)
             for change in changes where change.seq <= upTo {
-                for packet in change.packets {
+                for packet in change.packets(in: device.version) {
                     guard device.reply(.ephemeral(EphemeralPacket(type: packet.type, body: packet.body, event: change.type)))
                     else { throw APIError(.requestTimeout, "The replay is not being read.") }
                 }

@@ -14,11 +14,11 @@ struct AnnouncementObject: Encodable, Sendable {
     var parts: [PartObject]
     var sentAt: Date
     var sender: SenderObject
-    /// The recipients' identity ids, in the system view only.
+    /// The recipients' user ids, in the system view only; rendered as identity ids from 2.0.
     var recipients: [String]?
     /// Nil in the system view, which has no viewer.
     var isUnread: Bool?
-    var recipientStatus: [String: String]
+    var recipientStatus: RecipientStatus
     @Nullable var notification: JSONValue?
 
     enum CodingKeys: String, CodingKey {
@@ -27,6 +27,24 @@ struct AnnouncementObject: Encodable, Sendable {
         case sentAt = "sent_at"
         case isUnread = "is_unread"
         case recipientStatus = "recipient_status"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(url, forKey: .url)
+        try container.encode(receiptsURL, forKey: .receiptsURL)
+        try container.encode(position, forKey: .position)
+        try container.encode(_conversation, forKey: .conversation)
+        try container.encode(parts, forKey: .parts)
+        try container.encode(sentAt, forKey: .sentAt)
+        try container.encode(sender, forKey: .sender)
+        let byIdentity = APIVersion.current.usesIdentities
+        try container.encodeIfPresent(
+            recipients.map { byIdentity ? $0.map(LayerID.identity(userID:)) : $0 }, forKey: .recipients)
+        try container.encodeIfPresent(isUnread, forKey: .isUnread)
+        try container.encode(recipientStatus, forKey: .recipientStatus)
+        try container.encode(_notification, forKey: .notification)
     }
 }
 
@@ -38,31 +56,24 @@ extension Presenter {
             let record = view.record
             let uri = LayerID(.announcements, record.id).uri
             let url = urls.announcement(record.id)
-            var statuses: [String: String] = [:]
-            for (user, status) in view.statuses { statuses[LayerID.identity(userID: user)] = status.name }
+            var statuses = RecipientStatus()
+            for (user, status) in view.statuses { statuses[user, identity: LayerID.identity(userID: user)] = status.name }
             if viewer == nil, let sender = record.senderID {
-                statuses[LayerID.identity(userID: sender)] = ReceiptStatus.read.name
+                statuses[sender, identity: LayerID.identity(userID: sender)] = ReceiptStatus.read.name
             }
             let sender: SenderObject =
                 if let senderID = record.senderID { .identity(basicIdentity(senderID)) } else {
                     .system(name: record.senderName ?? "")
                 }
-            let parts = record.parts.map { part in
-                var content: ContentObject?
-                if let contentID = part.contentID {
-                    let download = links.url(.download, content: contentID, urls: urls)
-                    content = ContentObject(
-                        id: LayerID(.content, contentID).uri, size: part.size ?? 0, downloadURL: download.url,
-                        expiration: download.expiration, refreshURL: urls.content(contentID))
-                }
-                return PartObject(
-                    id: "\(uri)/parts/\(part.id.lowercased)", url: "\(url)/parts/\(part.id.lowercased)", messageURL: url,
-                    mimeType: part.mimeType, body: part.body, encoding: part.encoding, content: content, updatedAt: nil)
+            let parts = record.parts.enumerated().map { index, part in
+                PartObject(
+                    messageID: uri, messageURL: url, uuid: part.id, index: index, mimeType: part.mimeType, body: part.body,
+                    encoding: part.encoding, content: content(of: part, conversation: nil), updatedAt: nil)
             }
             return AnnouncementObject(
                 id: uri, url: url, receiptsURL: "\(url)/receipts", position: record.position, parts: parts,
                 sentAt: record.sentAt, sender: sender,
-                recipients: viewer == nil ? view.statuses.map { LayerID.identity(userID: $0.user) } : nil,
+                recipients: viewer == nil ? view.statuses.map(\.user) : nil,
                 isUnread: viewer.map { _ in (view.statuses.first?.status ?? .read) < .read }, recipientStatus: statuses,
                 notification: record.notification)
         }

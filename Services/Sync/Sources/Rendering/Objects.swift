@@ -6,17 +6,52 @@ import LayerServer
 // are written as explicit `null`s (`@Nullable`), as the original Server API did, so every object
 // has one shape; a plain optional is left out when it is nil.
 
-/// The URLs of the sync service's objects.
+/// The URLs of the sync service's objects: the Client API's paths, or, when rendering for the
+/// Server API (``URLBuilder/serverAPIApp``), the paths under `/apps/<app>` where the app's bearer
+/// token reaches the same object.
 extension URLBuilder {
-    func conversation(_ id: UUID) -> String { "\(base)/conversations/\(id.lowercased)" }
+    /// `/apps/<app>` in the Server API, nothing in the Client API.
+    private var root: String { serverAPIApp.map { "\(base)/apps/\($0.lowercased)" } ?? base }
+
+    func conversation(_ id: UUID) -> String { "\(root)/conversations/\(id.lowercased)" }
     func messages(of id: UUID) -> String { "\(conversation(id))/messages" }
-    func message(_ id: UUID) -> String { "\(base)/messages/\(id.lowercased)" }
-    func part(_ id: UUID, of message: UUID) -> String { "\(self.message(message))/parts/\(id.lowercased)" }
-    func identity(_ userID: String) -> String {
-        "\(base)/identities/\(userID.addingPercentEncoding(withAllowedCharacters: .layerUnreserved)!)"
+
+    /// A message; in the Server API, the path of `viewer` acting on it, or (system view) its path
+    /// in its conversation.
+    func message(_ id: UUID, in conversation: UUID?, viewer: String?) -> String {
+        if serverAPIApp != nil, let viewer {
+            return "\(user(encoded: Self.encoded(viewer)))/messages/\(id.lowercased)"
+        }
+        if serverAPIApp != nil, let conversation { return "\(messages(of: conversation))/\(id.lowercased)" }
+        return "\(base)/messages/\(id.lowercased)"
     }
+
+    /// `/apps/<app>/users/<encoded user id>` (Server API).
+    private func user(encoded: String) -> String { "\(root)/users/\(encoded)" }
+
+    func identity(_ userID: String) -> String { identity(encoded: Self.encoded(userID)) }
+
+    /// An identity by its percent-encoded user id: `/identities/<id>`, or in the Server API
+    /// `/apps/<app>/users/<id>/identity`.
+    func identity(encoded: String) -> String {
+        serverAPIApp == nil ? "\(base)/identities/\(encoded)" : "\(user(encoded: encoded))/identity"
+    }
+
+    /// Rich content in the Client API, where its signed download links point in either API.
     func content(_ id: UUID) -> String { "\(base)/content/\(id.lowercased)" }
-    func announcement(_ id: UUID) -> String { "\(base)/announcements/\(id.lowercased)" }
+
+    /// Where fresh links to rich content are fetched: `/content/<id>`, or in the Server API
+    /// `/apps/<app>/conversations/<conversation>/content/<id>`.
+    func refresh(content id: UUID, conversation: UUID?) -> String {
+        guard serverAPIApp != nil, let conversation else { return content(id) }
+        return "\(self.conversation(conversation))/content/\(id.lowercased)"
+    }
+
+    func announcement(_ id: UUID) -> String { "\(root)/announcements/\(id.lowercased)" }
+
+    static func encoded(_ userID: String) -> String {
+        userID.addingPercentEncoding(withAllowedCharacters: .layerUnreserved) ?? userID
+    }
 }
 
 struct BasicIdentityObject: Encodable, Sendable, Equatable {
@@ -62,12 +97,25 @@ struct IdentityObject: Encodable, Sendable {
     }
 }
 
-/// The sender of a message: a user's identity, or a named system sender of the Server API.
+/// The sender of a message: a user's identity, or a named system sender of the Server API. In
+/// 1.x either `{"user_id": …, "name": null}` or `{"user_id": null, "name": …}`.
 enum SenderObject: Encodable, Sendable {
     case identity(BasicIdentityObject)
     case system(name: String)
 
     func encode(to encoder: any Encoder) throws {
+        guard APIVersion.current.usesIdentities else {
+            var container = encoder.container(keyedBy: LegacyKeys.self)
+            switch self {
+            case .identity(let identity):
+                try container.encode(identity.userID, forKey: .userID)
+                try container.encodeNil(forKey: .name)
+            case .system(let name):
+                try container.encodeNil(forKey: .userID)
+                try container.encode(name, forKey: .name)
+            }
+            return
+        }
         switch self {
         case .identity(let identity):
             try identity.encode(to: encoder)
@@ -76,12 +124,46 @@ enum SenderObject: Encodable, Sendable {
             try container.encodeNil(forKey: .id)
             try container.encodeNil(forKey: .userID)
             try container.encode(name, forKey: .displayName)
-            var named = encoder.container(keyedBy: NameKey.self)
+            var named = encoder.container(keyedBy: LegacyKeys.self)
             try named.encode(name, forKey: .name)
         }
     }
 
-    private enum NameKey: String, CodingKey { case name }
+    private enum LegacyKeys: String, CodingKey {
+        case name
+        case userID = "user_id"
+    }
+}
+
+/// Who has a message in which state: keyed by identity id, or in 1.x by user id.
+struct RecipientStatus: Encodable, Sendable {
+    /// user id → (identity id, status)
+    private(set) var entries: [String: (identity: String, status: String)] = [:]
+
+    subscript(user: String, identity identity: String) -> String? {
+        get { entries[user]?.status }
+        set { entries[user] = newValue.map { (identity, $0) } }
+    }
+
+    /// The status of `user`, whatever the version.
+    func status(of user: String) -> String? { entries[user]?.status }
+
+    func encode(to encoder: any Encoder) throws {
+        let byIdentity = APIVersion.current.usesIdentities
+        var container = encoder.container(keyedBy: DynamicKey.self)
+        for (user, entry) in entries {
+            try container.encode(entry.status, forKey: DynamicKey(byIdentity ? entry.identity : user))
+        }
+    }
+}
+
+/// A coding key made at run time, for maps keyed by ids.
+struct DynamicKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 struct ContentObject: Encodable, Sendable {
@@ -100,21 +182,41 @@ struct ContentObject: Encodable, Sendable {
     }
 }
 
+/// A message part. 3.0 addresses it by its UUID, earlier versions by its index in the message.
 struct PartObject: Encodable, Sendable {
-    var id: String
-    var url: String
+    /// The message's id and URL, which the part's are made from.
+    var messageID: String
     var messageURL: String
+    var uuid: UUID
+    var index: Int
     var mimeType: String
     @Nullable var body: String?
     @Nullable var encoding: String?
     @Nullable var content: ContentObject?
     @Nullable var updatedAt: Date?
 
+    /// The last segment of the part's id and URL in the version being rendered.
+    private var segment: String { APIVersion.current.hasPartIDs ? uuid.lowercased : String(index) }
+    var id: String { "\(messageID)/parts/\(segment)" }
+    var url: String { "\(messageURL)/parts/\(segment)" }
+
     enum CodingKeys: String, CodingKey {
         case id, url, body, encoding, content
         case messageURL = "message_url"
         case mimeType = "mime_type"
         case updatedAt = "updated_at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(url, forKey: .url)
+        try container.encode(messageURL, forKey: .messageURL)
+        try container.encode(mimeType, forKey: .mimeType)
+        try container.encode(_body, forKey: .body)
+        try container.encode(_encoding, forKey: .encoding)
+        try container.encode(_content, forKey: .content)
+        try container.encode(_updatedAt, forKey: .updatedAt)
     }
 }
 
@@ -137,7 +239,7 @@ struct MessageObject: Encodable, Sendable {
     var sender: SenderObject
     /// Nil (and left out) in the Server API's system view, which has no viewer.
     var isUnread: Bool?
-    var recipientStatus: [String: String]
+    var recipientStatus: RecipientStatus
     @Nullable var notification: JSONValue?
 
     enum CodingKeys: String, CodingKey {
@@ -185,7 +287,11 @@ struct ConversationObject: Encodable, Sendable {
         try container.encode(url, forKey: .url)
         try container.encode(messagesURL, forKey: .messagesURL)
         try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(participants, forKey: .participants)
+        if APIVersion.current.usesIdentities {
+            try container.encode(participants, forKey: .participants)
+        } else {
+            try container.encode(participants.map(\.userID), forKey: .participants)
+        }
         try container.encode(isDistinct, forKey: .distinct)
         try container.encode(metadata, forKey: .metadata)
         if let viewer {

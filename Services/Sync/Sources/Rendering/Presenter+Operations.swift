@@ -46,7 +46,7 @@ extension Presenter {
             var message: MessageObject?
             if entry.type == .newMessage, let id = entry.message, let (record, object) = messages[id] {
                 message = object
-                let status = object.recipientStatus[system.identityID(entry.user)] ?? ReceiptStatus.read.name
+                let status = object.recipientStatus.status(of: entry.user) ?? ReceiptStatus.read.name
                 message?.isUnread = record.senderID != entry.user && status != ReceiptStatus.read.name
                 if let former = formerViews[entry.user]?[id] { message = former }
             }

@@ -77,7 +77,7 @@ struct Presenter {
         let record = identities[user] ?? IdentityRecord(userID: user)
         return BasicIdentityObject(
             id: identityID(user),
-            url: encodedUsers[user].map { "\(urls.base)/identities/\($0)" } ?? urls.identity(user), userID: user,
+            url: urls.identity(encoded: encodedUsers[user] ?? URLBuilder.encoded(user)), userID: user,
             displayName: record.displayName, avatarURL: record.avatarURL, identityType: record.identityType)
     }
 
@@ -144,41 +144,44 @@ struct Presenter {
         let members = everyone.filter { participant in
             participant.leftPosition.map { record.position <= $0 } ?? true
         }
-        var recipientStatus: [String: String] = [:]
+        var recipientStatus = RecipientStatus()
         var viewerStatus: ReceiptStatus?
         for participant in members {
             let status = Self.status(of: record, for: participant, receipt: receiptStatus[participant.userID])
-            recipientStatus[identityID(participant.userID)] = status.name
+            recipientStatus[participant.userID, identity: identityID(participant.userID)] = status.name
             if participant.userID == viewer { viewerStatus = status }
         }
-        if let sender = record.senderID { recipientStatus[identityID(sender)] = ReceiptStatus.read.name }
+        if let sender = record.senderID { recipientStatus[sender, identity: identityID(sender)] = ReceiptStatus.read.name }
         let sender: SenderObject =
             if let senderID = record.senderID { .identity(basicIdentity(senderID)) } else {
                 .system(name: record.senderName ?? "")
             }
+        let url = urls.message(record.id, in: record.conversationID, viewer: viewer)
         return MessageObject(
-            id: LayerID(.messages, record.id).uri, url: urls.message(record.id),
-            receiptsURL: urls.message(record.id) + "/receipts", position: record.position,
+            id: LayerID(.messages, record.id).uri, url: url, receiptsURL: url + "/receipts", position: record.position,
             conversation: ConversationReference(
                 id: LayerID(.conversations, record.conversationID).uri, url: urls.conversation(record.conversationID)),
-            parts: record.parts.map { part(for: $0, of: record) }, sentAt: record.sentAt, updatedAt: record.updatedAt,
+            parts: record.parts.enumerated().map { part(for: $1, at: $0, of: record, url: url) }, sentAt: record.sentAt,
+            updatedAt: record.updatedAt,
             sender: sender,
             isUnread: viewer.map { viewer in record.senderID != viewer && (viewerStatus ?? .read) < .read },
             recipientStatus: recipientStatus, notification: record.notification)
     }
 
-    func part(for part: StoredPart, of message: MessageRecord) -> PartObject {
-        var content: ContentObject?
-        if let contentID = part.contentID {
-            let download = links.url(.download, content: contentID, urls: urls)
-            content = ContentObject(
-                id: LayerID(.content, contentID).uri, size: part.size ?? 0, downloadURL: download.url,
-                expiration: download.expiration, refreshURL: urls.content(contentID))
-        }
-        return PartObject(
-            id: "\(LayerID(.messages, message.id).uri)/parts/\(part.id.lowercased)", url: urls.part(part.id, of: message.id),
-            messageURL: urls.message(message.id), mimeType: part.mimeType, body: part.body, encoding: part.encoding,
-            content: content, updatedAt: message.updatedAt)
+    func part(for part: StoredPart, at index: Int, of message: MessageRecord, url: String) -> PartObject {
+        PartObject(
+            messageID: LayerID(.messages, message.id).uri, messageURL: url, uuid: part.id, index: index,
+            mimeType: part.mimeType, body: part.body, encoding: part.encoding,
+            content: content(of: part, conversation: message.conversationID), updatedAt: message.updatedAt)
+    }
+
+    /// The rich content of a part, with fresh links; nil for an inline part.
+    func content(of part: StoredPart, conversation: UUID?) -> ContentObject? {
+        guard let contentID = part.contentID else { return nil }
+        let download = links.url(.download, content: contentID, urls: urls)
+        return ContentObject(
+            id: LayerID(.content, contentID).uri, size: part.size ?? 0, downloadURL: download.url,
+            expiration: download.expiration, refreshURL: urls.refresh(content: contentID, conversation: conversation))
     }
 
     // MARK: Conversations

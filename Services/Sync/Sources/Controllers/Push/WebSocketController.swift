@@ -8,14 +8,16 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// `GET /websocket` (reference 5): a session (`?session_token=` or `Authorization`), the
-/// `layer-3.0` subprotocol, and optionally `anchor=<seq>` to receive every change after it.
+/// `GET /websocket` (reference 5): a session (`?session_token=` or `Authorization`), a
+/// `layer-X.Y` subprotocol naming the API version of its packets (1.0, 2.0 or 3.0; the highest
+/// one offered is taken), and optionally `anchor=<seq>` to receive every change after it.
 /// A declined upgrade can only be an empty 400 (the WebSocket library's), which tells a client
 /// nothing, so every upgrade is accepted and a bad one is closed at once with `4000 + the HTTP
 /// status` the same request would get (4401 no session, 4406 no subprotocol, 4422 bad anchor) and
 /// the error's id and message as the reason. A plain GET gets that error as JSON.
 struct WebSocketController {
-    static let subprotocol = "layer-3.0"
+    /// The subprotocols served, one per Client API version.
+    static let subprotocols = APIVersion.clientAPI.map { "layer-\($0.rawValue)" }
     let push: Push
     let service: Messaging
     let authenticator: SessionAuthenticator
@@ -31,23 +33,26 @@ struct WebSocketController {
 
     func addWebSocketRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.ws("websocket") { request, _ in
-            offersSubprotocol(request) ? .upgrade([.secWebSocketProtocol: Self.subprotocol]) : .upgrade([:])
+            offeredVersion(request).map { .upgrade([.secWebSocketProtocol: "layer-\($0.rawValue)"]) } ?? .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
             try await run(inbound: inbound, outbound: outbound, context: context)
         }
     }
 
-    private func offersSubprotocol(_ request: Request) -> Bool {
+    /// The highest API version among the subprotocols the client offers.
+    private func offeredVersion(_ request: Request) -> APIVersion? {
         request.headers[values: .secWebSocketProtocol]
             .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
-            .contains(Self.subprotocol)
+            .compactMap { $0.hasPrefix("layer-") ? APIVersion(rawValue: String($0.dropFirst("layer-".count))) : nil }
+            .filter(APIVersion.clientAPI.contains).max()
     }
 
     /// The checks of an upgrade after the session: subprotocol, then anchor.
     private func accept(_ request: Request, context: LayerRequestContext) async throws -> Int64 {
-        guard offersSubprotocol(request) else {
+        guard offeredVersion(request) != nil else {
             throw APIError(
-                .invalidHeader, "Ask for the \(Self.subprotocol) subprotocol in Sec-WebSocket-Protocol.",
+                .invalidHeader,
+                "Ask for one of the subprotocols \(Self.subprotocols.joined(separator: ", ")) in Sec-WebSocket-Protocol.",
                 data: .object(["header": .string("Sec-WebSocket-Protocol")]))
         }
         let session = try context.requireSession()
@@ -83,7 +88,8 @@ struct WebSocketController {
             throw APIError(.authenticationRequired, "A WebSocket needs a session token, not an identity token.")
         }
         let device = try await push.open(
-            .webSocket, session: session, token: token, urls: service.urls(request), after: seq, logger: admitted.logger)
+            .webSocket, session: session, token: token, urls: service.urls(request),
+            version: offeredVersion(request) ?? .v3_0, after: seq, logger: admitted.logger)
         return (device, session, admitted)
     }
 
@@ -129,7 +135,11 @@ struct WebSocketController {
                             continue
                         }
                         // In a task of its own, for the same reason as the upgrade's checks.
-                        guard await Task(operation: { await requests.handle(text) }).value else { break }
+                        // Its answers are rendered in the connection's version.
+                        let handled = Task {
+                            await APIVersion.$current.withValue(device.version) { await requests.handle(text) }
+                        }
+                        guard await handled.value else { break }
                     }
                     // A device the server closed has its writer send the close frame first, unless
                     // the client stopped reading and the writer cannot finish.
@@ -159,7 +169,7 @@ struct WebSocketController {
             guard device.closeReason == nil else { break }
             switch item {
             case .change(let change):
-                for packet in change.packets {
+                for packet in change.packets(in: device.version) {
                     try await send(packet.type, change.timestamp, push.filled(packet.body, for: device))
                 }
             case .ephemeral(let packet):

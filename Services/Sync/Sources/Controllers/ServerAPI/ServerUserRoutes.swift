@@ -127,10 +127,15 @@ extension ServerAPIController {
 
     // MARK: Blocks
 
+    /// The users `owner` blocks: identities, or in 1.x `[{"user_id"}]`.
     @Sendable func listBlocks(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, owner) = try await existingUser(context)
-        return try Response.json(
-            try await service.blockedIdentities(app: app, owner: owner, urls: service.urls(request), logger: context.logger))
+        let blocked = try await service.blockedIdentities(
+            app: app, owner: owner, urls: service.urls(request), logger: context.logger)
+        guard APIVersion.current.usesIdentities else {
+            return try Response.json(blocked.map { ["user_id": $0.userID] })
+        }
+        return try Response.json(blocked)
     }
 
     /// The body of a block: the blocked user as `user_id` or as identity `id`.
