@@ -54,6 +54,24 @@ import Testing
         #expect(try refusal(#"{"name": null, "operations": [null]}"#).data?["property"] == "operations.0")
     }
 
+    /// Valid JSON of the wrong kind is a bad value of the body (422), as the original answered
+    /// an empty array sent where an object belongs; the body is named as the property.
+    @Test func jsonOfTheWrongKindIsAnInvalidBody() throws {
+        for body in ["[]", "[{}]", "\"text\"", "42", "true"] {
+            let error = try refusal(body)
+            #expect(error.id == "invalid_property", "\(body)")
+            #expect(error.code == 105, "\(body)")
+            #expect(error.data?["property"] == "body", "\(body)")
+        }
+        do {
+            _ = try Request.decodeJSON([Operation].self, from: ByteBuffer(string: #"{"property": "a"}"#))
+            Issue.record("an object was taken for an array")
+        } catch let error as APIError {
+            #expect(error.body.id == "invalid_property" && error.status.code == 422)
+            #expect(error.body.message == "The request body must be a JSON array.")
+        }
+    }
+
     @Test func aValueDecodedApartIsNamedByItsFullPath() throws {
         let parts: JSONValue = [["property": "a"], ["property": 5], ["property": "c", "index": .number(0.5)]]
         for (value, property) in [

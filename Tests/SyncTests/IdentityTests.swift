@@ -110,6 +110,52 @@ struct IdentityTests {
         }
     }
 
+    @Test("An identity read with GET can be sent back with PUT; read-only fields must name the same user")
+    func putWhatWasRead() async throws {
+        try await SyncHarness.run { harness in
+            let api = try await harness.server()
+            #expect(try await api.post("/users/erin/identity", ["display_name": "Erin", "last_name": "Brock"]).status == 201)
+            guard case .object(var read)? = try await api.get("/users/erin/identity").json else {
+                Issue.record("no identity")
+                return
+            }
+            #expect(read["user_id"] == "erin" && read["id"] != nil && read["url"] != nil)
+            read["display_name"] = "Erin B."
+            #expect(try await api.put("/users/erin/identity", .object(read)).status == 204)
+            let after = try await api.get("/users/erin/identity")
+            #expect(after.json?["display_name"] == "Erin B.")
+            #expect(after.json?["last_name"] == "Brock")
+
+            // A read-only field that names someone else is refused, and nothing changes.
+            for (property, value) in [("user_id", "frank"), ("id", "layer:///identities/frank")] {
+                var other = read
+                other[property] = .string(value)
+                other["display_name"] = "Frank"
+                let refused = try await api.put("/users/erin/identity", .object(other))
+                #expect(refused.status == 422)
+                #expect(refused.errorProperty == property)
+            }
+            #expect(try await api.get("/users/erin/identity").json?["display_name"] == "Erin B.")
+        }
+    }
+
+    @Test("An empty array where an object belongs is 422 naming the body, and changes nothing")
+    func arrayForAnObject() async throws {
+        try await SyncHarness.run { harness in
+            let api = try await harness.server()
+            let alice = try await harness.user("alice")
+            for response in [
+                try await api.post("/conversations", []), try await api.put("/users/alice/identity", []),
+                try await alice.post("/conversations", []),
+            ] {
+                #expect(response.status == 422)
+                #expect(response.errorID == "invalid_property")
+                #expect(response.errorProperty == "body")
+            }
+            #expect(try await alice.get("/conversations").json == [])
+        }
+    }
+
     @Test("Invalid identity fields are refused with the field named, and nothing is stored")
     func validation() async throws {
         try await SyncHarness.run { harness in

@@ -172,7 +172,10 @@ extension APIError {
         case .typeMismatch(let type, let context):
             let property = path(context.codingPath)
             if property.isEmpty {
-                self.init(.invalidRequest, "The request body must be a JSON \(type == [Any].self ? "array" : "object").")
+                // Valid JSON of the wrong kind (`[]` where an object belongs): a bad value of the
+                // body as a whole, as the original answered it.
+                let kind = String(describing: type).hasPrefix("Array") || type == [Any].self ? "array" : "object"
+                self.init(.invalidProperty, "The request body must be a JSON \(kind).", property: "body")
             } else {
                 self.init(.invalidProperty, "The property '\(property)' has the wrong type.", property: property)
             }

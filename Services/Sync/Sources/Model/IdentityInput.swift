@@ -5,8 +5,13 @@ import Logging
 import PostgresNIO
 
 /// The identity fields an app's backend sets through the Server API (`POST`/`PUT` of
-/// `/apps/:app/users/:user/identity`). An absent field is empty (`null`).
+/// `/apps/:app/users/:user/identity`). An absent field is empty (`null`). The read-only fields of
+/// an identity as `GET` shows it (`id`, `url`, `user_id`) may come back too, as a client that
+/// edits what it read sends them; they must then name the user of the path.
 struct IdentityInput: Decodable, Sendable {
+    var id: String?
+    var url: String?
+    var userID: String?
     var displayName: String?
     var avatarURL: String?
     var firstName: String?
@@ -18,7 +23,8 @@ struct IdentityInput: Decodable, Sendable {
     var metadata: [String: String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case metadata
+        case id, url, metadata
+        case userID = "user_id"
         case displayName = "display_name"
         case avatarURL = "avatar_url"
         case firstName = "first_name"
@@ -33,6 +39,12 @@ struct IdentityInput: Decodable, Sendable {
 
     /// The record these fields describe for `user`; `display_name` is required.
     func record(user: String) throws -> IdentityRecord {
+        if let userID, userID != user {
+            throw APIError.invalid("user_id", "user_id is read-only; it may only repeat the user of the path, '\(user)'.")
+        }
+        if let id, id != LayerID.identity(userID: user), id != user {
+            throw APIError.invalid("id", "id is read-only; it may only repeat the identity of the path's user.")
+        }
         guard let displayName else {
             throw APIError(.missingProperty, "An identity needs a display_name.", property: "display_name")
         }
