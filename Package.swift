@@ -74,7 +74,9 @@ let services = [
             crypto, cryptoExtras, .product(name: "X509", package: "swift-certificates"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
-    Service("Sync", executable: "layer-sync", dependencies: [crypto, httpClient, webSocket]),
+    Service(
+        "Sync", executable: "layer-sync",
+        dependencies: [crypto, cryptoExtras, httpClient, webSocket, .product(name: "CompressNIO", package: "compress-nio")]),
     Service(
         "Names", executable: "layer-names", dependencies: [httpClient],
         modules: [
@@ -102,6 +104,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),

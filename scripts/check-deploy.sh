@@ -719,7 +719,10 @@ expected = {
            "/apps/A/users/u/conversations", "/apps/A/users/u/conversations/C/messages",
            "/apps/A/users/u/messages/M/receipts", "/apps/A/users/u/identity", "/apps/A/users/u/blocks",
            "/apps/A/users/u/blocks/v", "/apps/A/users/namespace%2F12345/conversations",
-           "/apps/layer%3A%2F%2F%2Fapps%2FA/conversations", "/websocket", "/websocket?session_token=t",
+           "/apps/layer%3A%2F%2F%2Fapps%2FA/conversations", "/apps/A/users/u/badge", "/apps/A/users/namespace%2F1/badge",
+           "/apps/A/notifications", "/apps/A/export_security", "/apps/A/exports", "/apps/A/exports/E",
+           "/apps/A/exports/E/status", "/apps/A/exports/E/download", "/apps/A/export_schedule",
+           "/apps/layer%3A%2F%2F%2Fapps%2FA/exports", "/websocket", "/websocket?session_token=t",
            "/events", "/events?session_token=t"],
     names: ["/persons", "/persons/P", "/persons/layer%3A%2F%2F%2Fpersons%2FP", "/persons/deduplicate", "/persons/P/claim",
             "/persons/P/addresses/email%3Aada%40example.com", "/persons/P/addresses/physical%3A1%2F2%20Main%20St",
@@ -739,7 +742,8 @@ expected = {
               "/%69nternal/v1/relationships", "/personsx", "/resolver", "/routes", "/address-book", "/names/settings",
               "/apps/A/internal/v1/relationships", "/apps/A/users/u/persons", "/call", "/callsx", "/turn",
               "/turn-credential", "/turn-credentialsx", "/calls/../internal/v1/signals", "/%63alls/../internal/v1/signals",
-              "/calls/../admin/apps", "/apps/A/calls", "/apps/A/turn-credentials", "/stun"],
+              "/calls/../admin/apps", "/apps/A/calls", "/apps/A/turn-credentials", "/stun", "/notifications",
+              "/exports", "/export_security", "/badge", "/apps/A/exportsx", "/apps/A/users/u/badges"],
 }
 problems = []
 for target, paths in expected.items():

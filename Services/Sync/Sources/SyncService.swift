@@ -92,6 +92,7 @@ public struct SyncService: ConfigurableService {
                     content: context.repositories.content, grace: settings.contentGrace,
                     logger: Logger(label: "layer-sync.content")),
                 context.relationships.service(logger: Logger(label: "layer-sync.relationships")),
+                ExportWorker(exports: context.repositories.exports, logger: Logger(label: "layer-sync.exports")),
             ]
     }
 

@@ -7,7 +7,8 @@ import LayerServer
 /// a Server API bearer token. It sees conversations in the system view (no per-user fields,
 /// including conversations users left), reads them as any one user sees them, acts as a user
 /// (receipts, deletions), sends messages as a user or as a named system sender, sends
-/// announcements, and manages identities and blocks.
+/// announcements and push-only notifications, manages identities, blocks and badges, and exports
+/// the app's data.
 ///
 /// The handlers live in extensions under `ServerAPI/`, one file per area.
 struct ServerAPIController: Sendable {
@@ -48,6 +49,21 @@ struct ServerAPIController: Sendable {
         server.delete("users/:user/blocks/:blocked", use: removeBlock)
 
         server.post("announcements", use: createAnnouncement)
+
+        // Badges, push-only notifications and data exports.
+        server.put("users/:user/badge", use: setBadge)
+        server.get("users/:user/badge", use: getBadge)
+        server.post("notifications", use: sendNotification)
+        server.put("export_security", use: setExportSecurity)
+        server.get("export_security", use: getExportSecurity)
+        server.post("exports", use: createExport)
+        server.get("exports", use: listExports)
+        server.get("exports/:export", use: getExport)
+        server.delete("exports/:export", use: deleteExport)
+        server.get("exports/:export/status", use: getExport)
+        server.get("exports/:export/download", use: downloadExport)
+        server.put("export_schedule", use: setExportSchedule)
+        server.get("export_schedule", use: getExportSchedule)
     }
 
     // MARK: Shared helpers

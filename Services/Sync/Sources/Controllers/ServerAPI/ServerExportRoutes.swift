@@ -1,0 +1,192 @@
+import Crypto
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import _CryptoExtras
+
+/// Data exports (`/apps/:app/export_security`, `/exports`, `/export_schedule`): archives of the
+/// app's events, encrypted for the RSA public key the app registered, built in the background
+/// (see ``ExportWorker``) and downloaded through the Server API.
+extension ServerAPIController {
+    // MARK: The public key
+
+    struct ExportSecurityBody: Decodable {
+        var publicKey: String?
+        enum CodingKeys: String, CodingKey {
+            case publicKey = "public_key"
+        }
+        static let keys: Set<String> = ["public_key"]
+    }
+
+    /// Registers (or replaces) the key archives are encrypted for: an RSA public key of 2048 bits
+    /// or more, as PEM (`BEGIN PUBLIC KEY` or `BEGIN RSA PUBLIC KEY`) or base64 DER.
+    @Sendable func setExportSecurity(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let body = try await request.decodeJSON(ExportSecurityBody.self, limit: 16 * 1024, allowedKeys: ExportSecurityBody.keys)
+        guard let text = body.publicKey else {
+            throw APIError(.missingProperty, "Send the RSA public key as public_key.", property: "public_key")
+        }
+        let pem = try Self.exportPublicKey(text).pemRepresentation
+        try await service.repositories.exports.setPublicKey(app: app, pem: pem, logger: context.logger)
+        return try Response.json(ExportSecurityObject(publicKey: pem))
+    }
+
+    /// The registered key; `public_key` is null when there is none.
+    @Sendable func getExportSecurity(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let key = try await service.repositories.exports.publicKey(app: app, logger: context.logger)
+        return try Response.json(ExportSecurityObject(publicKey: key))
+    }
+
+    static func exportPublicKey(_ text: String) throws -> _RSA.Encryption.PublicKey {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            if trimmed.hasPrefix("-----BEGIN") { return try _RSA.Encryption.PublicKey(pemRepresentation: trimmed) }
+            if let der = Data(base64Encoded: trimmed, options: .ignoreUnknownCharacters), !der.isEmpty {
+                return try _RSA.Encryption.PublicKey(derRepresentation: der)
+            }
+        } catch CryptoKitError.incorrectParameterSize {
+            throw APIError.invalid("public_key", "The RSA key must have at least 2048 bits.")
+        } catch {}
+        throw APIError.invalid("public_key", "public_key is not an RSA public key in PEM (or base64 DER).")
+    }
+
+    // MARK: Exports
+
+    /// Asks for an export of every event up to now: 202 with the export, `pending` until a worker
+    /// takes it. 422 without a registered key; 409 `conflict` (with that export in `data`) while
+    /// the app's previous one is still pending or executing.
+    @Sendable func createExport(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let urls = service.urls(request)
+        switch try await service.repositories.exports.createHistoricalExport(app: app, logger: context.logger) {
+        case .created(let record):
+            var response = try Response.json(ExportObject(record, app: app, urls: urls), status: .accepted)
+            response.headers[.location] = "/apps/\(app.lowercased)/exports/\(record.id.lowercased)"
+            return response
+        case .running(let record):
+            throw APIError(
+                .conflict, "An export of this app is pending or executing already; wait for it to complete.",
+                data: try jsonValue(ExportObject(record, app: app, urls: urls)))
+        }
+    }
+
+    @Sendable func listExports(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let paging = try Paging(request, collection: .exports)
+        let (records, total) = try await service.repositories.exports.exports(
+            app: app, fromID: paging.fromID, pageSize: paging.pageSize, logger: context.logger)
+        let urls = service.urls(request)
+        return try Response.list(Page(items: records.map { ExportObject($0, app: app, urls: urls) }, total: total))
+    }
+
+    /// `GET …/exports/:export` and its `status_url`.
+    @Sendable func getExport(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (app, record) = try await existingExport(context)
+        return try Response.json(ExportObject(record, app: app, urls: service.urls(request)))
+    }
+
+    @Sendable func deleteExport(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let id = try context.parameters.layerID("export", as: .exports).uuid
+        guard try await service.repositories.exports.deleteExport(app: app, id: id, logger: context.logger) else {
+            throw APIError.notFound("The export")
+        }
+        return Response(status: .noContent)
+    }
+
+    /// The encrypted archive of a completed export, streamed from its stored rows.
+    @Sendable func downloadExport(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let (_, record) = try await existingExport(context)
+        guard record.status == .completed, let size = record.size else {
+            throw APIError(.invalidOperation, "The export is \(record.status.rawValue); its archive is not ready.")
+        }
+        let exports = service.repositories.exports
+        let logger = context.logger
+        let body = ResponseBody(contentLength: Int(size)) { writer in
+            var written: Int64 = 0
+            var ordinal: Int32 = 0
+            while written < size {
+                guard let chunk = try await exports.chunk(export: record.id, ordinal: ordinal, logger: logger) else {
+                    // Deleted meanwhile, or incomplete: the headers are gone, so the response is cut short.
+                    logger.error(
+                        "A stored export is missing a piece", metadata: ["export": "\(record.id)", "ordinal": "\(ordinal)"])
+                    throw APIError(.notFound, "The export's archive is gone.")
+                }
+                written += Int64(chunk.readableBytes)
+                ordinal += 1
+                try await writer.write(chunk)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/octet-stream", .cacheControl: "private, no-store",
+                .contentDisposition: "attachment; filename=\"export-\(record.id.lowercased).jsonl.gz.enc\"",
+                .xContentTypeOptions: "nosniff",
+            ],
+            body: body)
+    }
+
+    private func existingExport(_ context: LayerRequestContext) async throws -> (UUID, ExportRecord) {
+        let app = try appID(context)
+        let id = try context.parameters.layerID("export", as: .exports).uuid
+        guard let record = try await service.repositories.exports.export(app: app, id: id, logger: context.logger) else {
+            throw APIError.notFound("The export")
+        }
+        return (app, record)
+    }
+
+    // MARK: The schedule
+
+    struct ExportScheduleBody: Decodable {
+        var events: [JSONValue]?
+        var interval: String?
+        static let keys: Set<String> = ["events", "interval"]
+    }
+
+    /// Sets which events the daily export holds and whether it runs (`interval`: `daily`, the
+    /// default, or `disabled`). A daily export needs a registered key.
+    @Sendable func setExportSchedule(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        let body = try await request.decodeJSON(ExportScheduleBody.self, allowedKeys: ExportScheduleBody.keys)
+        guard let values = body.events else {
+            throw APIError(.missingProperty, "Name the events to export in events.", property: "events")
+        }
+        var events: [String] = []
+        for (index, value) in values.enumerated() {
+            guard let name = value.stringValue, ExportEvent(rawValue: name) != nil else {
+                throw APIError.invalid(
+                    "events.\(index)",
+                    "events.\(index) is not an event; events are \(ExportEvent.allNames.joined(separator: ", ")).")
+            }
+            if !events.contains(name) { events.append(name) }
+        }
+        let interval =
+            try body.interval.map { text in
+                guard let interval = ExportInterval(rawValue: text) else {
+                    throw APIError.invalid("interval", "interval is daily or disabled.")
+                }
+                return interval
+            } ?? .daily
+        let exports = service.repositories.exports
+        if interval == .daily {
+            guard !events.isEmpty else { throw APIError.invalid("events", "A daily export needs at least one event.") }
+            guard try await exports.publicKey(app: app, logger: context.logger) != nil else {
+                throw APIError(
+                    .invalidOperation, "Register an RSA public key with PUT /apps/<app>/export_security first.",
+                    property: "public_key")
+            }
+        }
+        let schedule = try await exports.setSchedule(app: app, interval: interval, events: events, logger: context.logger)
+        return try Response.json(ExportScheduleObject(schedule))
+    }
+
+    @Sendable func getExportSchedule(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let app = try appID(context)
+        return try Response.json(
+            ExportScheduleObject(try await service.repositories.exports.schedule(app: app, logger: context.logger)))
+    }
+}

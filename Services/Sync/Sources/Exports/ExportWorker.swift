@@ -1,0 +1,101 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+
+/// Builds data exports in the background, on every replica: it claims an export that waits (or
+/// whose worker stopped renewing its lease), writes the encrypted archive while renewing the
+/// lease, and completes it; turns due daily schedules into exports; and deletes exports past
+/// their expiration. Nothing is lost to a restart: an export claimed by a replica that stops is
+/// taken over once its lease runs out, and started again from the beginning.
+struct ExportWorker: Service {
+    let exports: ExportRepository
+    let logger: Logger
+    /// How often it looks for work when there was none.
+    var poll: Duration = .seconds(1)
+    var maintenanceEvery: Duration = .seconds(60)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var lastMaintenance = ContinuousClock.now - maintenanceEvery
+            while !Task.isCancelled {
+                do {
+                    if ContinuousClock.now - lastMaintenance >= maintenanceEvery {
+                        lastMaintenance = .now
+                        try await exports.failAbandoned(logger: logger)
+                        let pruned = try await exports.pruneExpired(logger: logger)
+                        if pruned > 0 { logger.info("Deleted expired exports", metadata: ["count": "\(pruned)"]) }
+                    }
+                    _ = try await exports.startDueSchedules(logger: logger)
+                    if let claimed = try await exports.claim(logger: logger) {
+                        await build(claimed)
+                        continue
+                    }
+                } catch let error as PSQLError where error.sqlState == "42P01" {
+                    // The server applies its migrations as it starts, beside this.
+                    logger.debug("Export tables not there yet", metadata: ["error": "\(String(reflecting: error))"])
+                } catch {
+                    guard !Task.isCancelled else { break }
+                    logger.warning("Export worker failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
+                }
+                try? await Task.sleep(for: poll)
+            }
+        }
+    }
+
+    /// Builds one export under its claim, renewing the lease meanwhile.
+    func build(_ claim: ExportRepository.Claimed) async {
+        let id = claim.record.id
+        var metadata: Logger.Metadata = ["export": "\(id)", "app": "\(claim.appID)", "attempt": "\(claim.attempt)"]
+        logger.debug("Building an export", metadata: metadata)
+        do {
+            let completed = try await withThrowingTaskGroup(of: Bool?.self) { group in
+                group.addTask { try await write(claim) }
+                group.addTask {
+                    // Keeps the claim; gives up (and stops the build) once it is lost.
+                    while true {
+                        try await Task.sleep(for: .seconds(ExportRepository.lease / 3))
+                        guard try await exports.renew(claim, logger: logger) else { return false }
+                    }
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+            metadata["completed"] = "\(completed ?? false)"
+            logger.info("Export finished", metadata: metadata)
+        } catch is CancellationError {
+            // Shutting down: the lease runs out and another worker starts it again.
+        } catch {
+            logger.error("Export failed", metadata: metadata.merging(["error": "\(String(reflecting: error))"]) { $1 })
+            try? await exports.release(claim, error: "The export could not be built; it is tried again.", logger: logger)
+        }
+    }
+
+    /// Writes the archive; true when it completed, false when the claim was lost on the way.
+    private func write(_ claim: ExportRepository.Claimed) async throws -> Bool? {
+        try await exports.clearChunks(claim, logger: logger)
+        var ordinal: Int32 = 0
+        var owned = true
+        let archive = try ExportArchiveWriter { piece in
+            guard owned else { return }
+            owned = try await exports.storeChunk(claim, ordinal: ordinal, data: piece, logger: logger)
+            ordinal += 1
+            if !owned { throw CancellationError() }
+        }
+        let record = claim.record
+        try await exports.events(
+            app: claim.appID, events: record.events.compactMap(ExportEvent.init(rawValue:)), since: record.since,
+            until: record.until, logger: logger
+        ) { row in
+            try await archive.append(ExportLine(row))
+        }
+        try await archive.finish()
+        return try await exports.complete(
+            claim, encryptedKey: try archive.wrappedKey(for: record.publicKey), iv: archive.ivBase64, size: archive.size,
+            eventCount: archive.eventCount, logger: logger)
+    }
+}
