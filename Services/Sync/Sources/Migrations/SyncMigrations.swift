@@ -4,4 +4,7 @@ import LayerServer
 /// numbered file here and one more entry in this list; a released migration is never edited.
 let syncMigrations = MigrationRunner(
     schema: "sync",
-    migrations: [m0001CreateSyncSchema, m0002Push, m0003FormerParticipants, m0004ContentUploads, m0005ReplayedSignals])
+    migrations: [
+        m0001CreateSyncSchema, m0002Push, m0003FormerParticipants, m0004ContentUploads, m0005ReplayedSignals,
+        m0007ScheduledMessages,
+    ])
