@@ -26,7 +26,7 @@ struct ScheduledSender: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             var pause = longestSleep
             do {
-                while true {
+                while !Task.isShuttingDownGracefully {
                     let step = try await repository.step(logger: logger)
                     if case .idle = step { break }
                     await carryOut(step)
@@ -41,7 +41,7 @@ struct ScheduledSender: Service {
                 logger.log(level: level, "Could not carry out delayed sends", metadata: ["error": "\(String(reflecting: error))"])
             }
             let sleep = pause
-            try? await cancelWhenGracefulShutdown { await alarm.wait(upTo: sleep) }
+            await cancelWhenGracefulShutdown { await alarm.wait(upTo: sleep) }
         }
     }
 
@@ -63,6 +63,10 @@ struct ScheduledSender: Service {
             if record.typingStarted { await typing(record, "finished", senderMustBeIn: false) }
         case .alreadySent(let record):
             logger.debug("A delayed message was sent already", metadata: ["message": "\(record.id)"])
+        case .failed(let record, let error):
+            logger.warning(
+                "Could not send a delayed message; trying again later",
+                metadata: ["message": "\(record.id)", "error": "\(String(reflecting: error))"])
         }
     }
 

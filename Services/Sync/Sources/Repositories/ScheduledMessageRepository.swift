@@ -123,7 +123,12 @@ struct ScheduledMessageRepository: PostgresRepository {
         case dropped(ScheduledMessageRecord, reason: String)
         /// A message with its id exists already; the row was left over.
         case alreadySent(ScheduledMessageRecord)
+        /// Sending failed for another reason (a bug, not the request): it is tried again after
+        /// ``retryDelay``, and the sends due after it go first meanwhile.
+        case failed(ScheduledMessageRecord, any Error)
     }
+
+    static let retryDelay = 5.0
 
     /// Takes the next step of the delayed send due first that no other replica holds, in one
     /// transaction: says when to show its typing indicator again, or sends it, or drops it.
@@ -151,14 +156,22 @@ struct ScheduledMessageRepository: PostgresRepository {
                 return record.typingFrom == nil ? .idle : .typing(record)
             }
             let step = try await send(record, connection, logger)
-            try await connection.query("DELETE FROM sync.scheduled_messages WHERE id = \(record.id)", logger: logger)
+            if case .failed = step {
+                try await connection.query(
+                    """
+                    UPDATE sync.scheduled_messages SET due_at = clock_timestamp() + make_interval(secs => \(Self.retryDelay))
+                    WHERE id = \(record.id)
+                    """, logger: logger)
+            } else {
+                try await connection.query("DELETE FROM sync.scheduled_messages WHERE id = \(record.id)", logger: logger)
+            }
             return step
         }
     }
 
     /// Sends a claimed delayed send through the normal send path, inside the claim's transaction.
     /// Whatever makes that refuse it (the conversation deleted, the sender removed) is undone and
-    /// the send dropped.
+    /// the send dropped; whatever else fails in it is undone and reported.
     private func send(
         _ record: ScheduledMessageRecord, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Step {
@@ -177,6 +190,10 @@ struct ScheduledMessageRepository: PostgresRepository {
         } catch let error as PSQLError where error.sqlState == "23505" {
             try await connection.query("ROLLBACK TO SAVEPOINT scheduled_send", logger: logger)
             return .alreadySent(record)
+        } catch {
+            // A lost connection fails the rollback too, and the whole step with it.
+            try await connection.query("ROLLBACK TO SAVEPOINT scheduled_send", logger: logger)
+            return .failed(record, error)
         }
     }
 
