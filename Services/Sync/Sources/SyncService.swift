@@ -28,6 +28,7 @@ public struct SyncService: ConfigurableService {
     let push: Push
     let internalToken: String
     let uploads: UploadSlots
+    let schedules = ScheduleAlarm()
 
     public init(settings: SyncSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -65,7 +66,8 @@ public struct SyncService: ConfigurableService {
         let content = ContentController(service: context, settings: settings, uploads: uploads)
         content.addRoutes(to: client)
         content.addSignedRoutes(to: router)
-        ServerAPIController(service: context, appTokens: appTokens).addRoutes(to: router)
+        ServerAPIController(service: context, appTokens: appTokens, content: content, schedules: schedules)
+            .addRoutes(to: router)
         let streams = router.group().add(middleware: sessionAuthenticator)
         WebSocketController(push: push, service: context, authenticator: sessionAuthenticator).addRoutes(to: streams)
         EventsController(push: push, service: context).addRoutes(to: streams)
@@ -93,6 +95,8 @@ public struct SyncService: ConfigurableService {
                     logger: Logger(label: "layer-sync.content")),
                 context.relationships.service(logger: Logger(label: "layer-sync.relationships")),
                 ExportWorker(exports: context.repositories.exports, logger: Logger(label: "layer-sync.exports")),
+                ScheduledSender(
+                    service: context, push: push, alarm: schedules, logger: Logger(label: "layer-sync.scheduled")),
             ]
     }
 

@@ -35,21 +35,8 @@ struct ContentController: Sendable {
 
     @Sendable func create(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
-        let contentType = try requiredHeader(.uploadContentType, in: request)
-        try PartRules.validateMIMEType(contentType, property: HTTPField.Name.uploadContentType.rawName)
-        let declared = try declaredLength(request)
-        if let origin = request.headers[.uploadOrigin] { try validateOrigin(origin) }
-        let record = try await service.repositories.content.createContent(
-            app: app, owner: user, contentType: contentType, declaredSize: declared, quota: settings.contentQuotaBytes,
-            logger: context.logger)
-        let urls = service.urls(request)
-        let object = ContentObject(
-            id: LayerID(.content, record.id).uri, size: record.declaredSize, downloadURL: nil, expiration: nil,
-            refreshURL: urls.content(record.id),
-            uploadURL: service.links.url(.upload, content: record.id, urls: urls).url)
-        var response = try Response.json(object, status: .created)
-        response.headers[.location] = "/content/\(record.id.lowercased)"
-        return response
+        let record = try await openSlot(request, app: app, owner: user, logger: context.logger)
+        return try slotCreated(record, request: request, location: "/content/\(record.id.lowercased)")
     }
 
     @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -74,8 +61,9 @@ struct ContentController: Sendable {
             throw ContentRepository.lengthMismatch(declared: record.declaredSize, received: announced)
         }
         // A slow upload holds no database connection, but it does hold memory and a socket: each
-        // user gets a few at a time. (The server closes a connection whose body stalls.)
-        let owner = "\(record.appID)/\(record.ownerID)"
+        // user (and the app's backend, for each conversation) gets a few at a time. (The server
+        // closes a connection whose body stalls.)
+        let owner = "\(record.appID)/\(record.ownerID)/\(record.conversationID?.lowercased ?? "")"
         guard uploads.acquire(owner) else {
             throw APIError(
                 .rateLimitExceeded, "You have \(uploads.limit) uploads in progress already; finish one first.",
@@ -123,13 +111,48 @@ struct ContentController: Sendable {
 
     // MARK: Helpers
 
+    /// Opens an upload slot as the `Upload-*` headers of `request` describe it, for `owner` (for
+    /// the app's backend, ``ContentRecord/appOwner`` and the `conversation` it is for).
+    func openSlot(
+        _ request: Request, app: UUID, owner: String, conversation: UUID? = nil, logger: Logger
+    ) async throws -> ContentRecord {
+        let contentType = try requiredHeader(.uploadContentType, in: request)
+        try PartRules.validateMIMEType(contentType, property: HTTPField.Name.uploadContentType.rawName)
+        let declared = try declaredLength(request)
+        if let origin = request.headers[.uploadOrigin] { try validateOrigin(origin) }
+        return try await service.repositories.content.createContent(
+            app: app, owner: owner, conversation: conversation, contentType: contentType, declaredSize: declared,
+            quota: settings.contentQuotaBytes, logger: logger)
+    }
+
+    /// 201 with a new slot: its signed upload URL, no download URL yet.
+    func slotCreated(_ record: ContentRecord, request: Request, location: String) throws -> Response {
+        let urls = service.urls(request)
+        let object = ContentObject(
+            id: LayerID(.content, record.id).uri, size: record.declaredSize, downloadURL: nil, expiration: nil,
+            refreshURL: refreshURL(record, urls: urls),
+            uploadURL: service.links.url(.upload, content: record.id, urls: urls).url)
+        var response = try Response.json(object, status: .created)
+        response.headers[.location] = location
+        return response
+    }
+
     /// The content object of uploaded content, with a fresh signed download URL.
-    private func downloadable(_ record: ContentRecord, request: Request) -> ContentObject {
+    func downloadable(_ record: ContentRecord, request: Request) -> ContentObject {
         let urls = service.urls(request)
         let link = service.links.url(.download, content: record.id, urls: urls)
         return ContentObject(
             id: LayerID(.content, record.id).uri, size: record.size ?? record.declaredSize, downloadURL: link.url,
-            expiration: link.expiration, refreshURL: urls.content(record.id), uploadURL: nil)
+            expiration: link.expiration, refreshURL: refreshURL(record, urls: urls), uploadURL: nil)
+    }
+
+    /// Where the one who opened the slot refreshes it: the Server API's path for the app's
+    /// backend, the Client API's for a user.
+    private func refreshURL(_ record: ContentRecord, urls: URLBuilder) -> String {
+        guard record.ownerID == ContentRecord.appOwner, let conversation = record.conversationID else {
+            return urls.content(record.id)
+        }
+        return urls.url(ServerAPIController.location(app: record.appID, conversation: conversation, content: record.id))
     }
 
     /// The content id of a signed route once `expires` and `signature` prove the URL was issued

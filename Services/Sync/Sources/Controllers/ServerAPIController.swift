@@ -6,14 +6,18 @@ import LayerServer
 /// The Server API of the sync service: what an app's own backend does under `/apps/:app/…` with
 /// a Server API bearer token. It sees conversations in the system view (no per-user fields,
 /// including conversations users left), reads them as any one user sees them, acts as a user
-/// (receipts, deletions), sends messages as a user or as a named system sender, sends
-/// announcements and push-only notifications, manages identities, blocks and badges, and exports
-/// the app's data.
+/// (reads, sends, receipts, deletions), sends messages as a user or as a named system sender, at
+/// once or after a delay, uploads rich content, sends announcements and push-only notifications,
+/// manages identities, blocks and badges, and exports the app's data.
 ///
 /// The handlers live in extensions under `ServerAPI/`, one file per area.
 struct ServerAPIController: Sendable {
     let service: Messaging
     let appTokens: any AppTokenVerifier
+    /// Rich content: the Server API opens upload slots as the Client API does.
+    let content: ContentController
+    /// Wakes this replica's sender of delayed messages when one is scheduled here.
+    let schedules: ScheduleAlarm
 
     func addRoutes(to router: Router<LayerRequestContext>) {
         let server = router.group("apps/:app")
@@ -29,12 +33,16 @@ struct ServerAPIController: Sendable {
         server.post("conversations/:conversation/messages", use: sendMessage)
         server.get("conversations/:conversation/messages/:message", use: getMessage)
         server.delete("conversations/:conversation/messages/:message", use: deleteMessage)
+        server.post("conversations/:conversation/content", use: createContent)
+        server.get("conversations/:conversation/content/:content", use: getContent)
 
         // One user's view, and acting as that user.
         server.get("users/:user/conversations", use: listUserConversations)
         server.get("users/:user/conversations/:conversation", use: getUserConversation)
         server.post("users/:user/conversations/:conversation/mark_all_read", use: markAllRead)
         server.get("users/:user/conversations/:conversation/messages", use: listUserMessages)
+        server.post("users/:user/conversations/:conversation/messages", use: sendUserMessage)
+        server.get("users/:user/messages/:message", use: getUserMessage)
         server.post("users/:user/messages/:message/receipts", use: addReceipt)
         server.delete("users/:user/messages/:message", use: deleteUserMessage)
 
@@ -84,5 +92,10 @@ struct ServerAPIController: Sendable {
     /// Where the Server API serves a conversation.
     static func location(app: UUID, conversation: UUID) -> String {
         "/apps/\(app.lowercased)/conversations/\(conversation.lowercased)"
+    }
+
+    /// Where the Server API refreshes rich content it opened for a conversation.
+    static func location(app: UUID, conversation: UUID, content: UUID) -> String {
+        "\(location(app: app, conversation: conversation))/content/\(content.lowercased)"
     }
 }

@@ -114,19 +114,18 @@ struct Messaging: Sendable {
     }
 
     /// Sends a message and returns it; 409 `id_in_use` with the earlier message of a repeated id.
+    /// A send of the app's backend (`appContent`) may refer to the content it opened for the
+    /// conversation.
     func sendMessage(
         _ body: MessageInput, app: UUID, conversation: UUID, sender: MessageRepository.Sender, viewer: String?, urls: URLBuilder,
-        logger: Logger
+        appContent: Bool = false, logger: Logger
     ) async throws -> MessageObject {
         let id = try LayerID.clientChosen(body.id, as: .messages) ?? UUID()
-        var parts = try PartRules.validate(body.parts, messageID: id)
-        if let notification = body.notification, notification != .null {
-            guard case .object = notification else { throw APIError.invalid("notification", "notification is an object.") }
-        }
-        parts = try await repositories.content.resolveContent(app: app, owner: sender.userID, parts: parts, logger: logger)
+        let (parts, notification) = try await checkedSend(
+            body, id: id, app: app, sender: sender, appContentOf: appContent ? conversation : nil, logger: logger)
         let outcome = try await repositories.messages.send(
-            app: app, conversation: conversation, sender: sender, id: id, parts: parts,
-            notification: body.notification == .null ? nil : body.notification, logger: logger)
+            app: app, conversation: conversation, sender: sender, id: id, parts: parts, notification: notification,
+            logger: logger)
         switch outcome {
         case .sent(let sent):
             if let user = sender.userID { relationships.report(app: app, from: user, to: sent.members, kind: .message) }
@@ -142,6 +141,42 @@ struct Messaging: Sendable {
 
 /// What only the app does, through the Server API.
 extension Messaging {
+    /// The parts (of message `id`) and the notification of a send, checked, with the rich content
+    /// they refer to resolved (see ``ContentRepository/resolveContent(app:owner:parts:appContentOf:logger:)``).
+    func checkedSend(
+        _ body: MessageInput, id: UUID, app: UUID, sender: MessageRepository.Sender, appContentOf conversation: UUID?,
+        logger: Logger
+    ) async throws -> (parts: ValidatedParts, notification: JSONValue?) {
+        var parts = try PartRules.validate(body.parts, messageID: id)
+        if let notification = body.notification, notification != .null {
+            guard case .object = notification else { throw APIError.invalid("notification", "notification is an object.") }
+        }
+        parts = try await repositories.content.resolveContent(
+            app: app, owner: sender.userID, parts: parts, appContentOf: conversation, logger: logger)
+        return (parts, body.notification == .null ? nil : body.notification)
+    }
+
+    /// Fails as a send by `sender` into `conversation` would now: 404 if the conversation is gone
+    /// or a sending user was never in it, 403 if they left. A system sender needs no participation.
+    func requireSender(_ sender: MessageRepository.Sender, of conversation: UUID, app: UUID, logger: Logger) async throws {
+        let members = try await requireConversation(conversation, app: app, logger: logger)
+        guard let user = sender.userID else { return }
+        guard let own = members.first(where: { $0.userID == user }) else { throw APIError.notFound("The conversation") }
+        guard own.isCurrent else {
+            throw APIError(.accessDenied, "'\(user)' is no longer a participant of this conversation.")
+        }
+    }
+
+    /// The participants of a conversation of `app` that is not deleted; 404 otherwise.
+    @discardableResult
+    func requireConversation(_ conversation: UUID, app: UUID, logger: Logger) async throws -> [ParticipantRecord] {
+        try await repositories.read(logger: logger) { connection in
+            try await repositories.conversations.access(
+                app: app, conversation: conversation, caller: .app, forWriting: false, connection, logger
+            ).1
+        }
+    }
+
     /// Fails with 422 naming `property` unless `user` is a current participant of `conversation`.
     func requireParticipant(_ user: String, of conversation: UUID, app: UUID, property: String, logger: Logger) async throws {
         let members = try await repositories.read(logger: logger) { connection in

@@ -29,6 +29,8 @@ struct MessageInput: Decodable, Sendable {
     /// Server API only: `sender_id` (an identity) or `sender` (`{"user_id"}` or `{"name"}`).
     var senderID: String?
     var sender: SenderInput?
+    /// Server API only: a delayed send (see ``SendSchedule``).
+    var schedule: JSONValue?
 
     struct SenderInput: Decodable, Sendable {
         var userID: String?
@@ -40,12 +42,14 @@ struct MessageInput: Decodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, parts, notification, sender
+        case id, parts, notification, sender, schedule
         case senderID = "sender_id"
     }
 
     static let clientKeys: Set<String> = ["id", "parts", "notification"]
-    static let serverKeys: Set<String> = ["parts", "notification", "sender_id", "sender"]
+    static let serverKeys: Set<String> = ["parts", "notification", "sender_id", "sender", "schedule"]
+    /// The Server API acting as a user: the user of the path is the sender.
+    static let userKeys: Set<String> = ["parts", "notification", "schedule"]
 }
 
 /// Checked parts ready to store, and the rich content they reference.

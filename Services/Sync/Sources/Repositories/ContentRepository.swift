@@ -15,14 +15,20 @@ struct ContentRecord: Sendable {
     /// The stored size; nil until the upload completed.
     var size: Int64?
     var uploadedAt: Date?
+    /// The conversation of content that the app's backend opened through the Server API.
+    var conversationID: UUID?
 
     var isUploaded: Bool { uploadedAt != nil }
 
-    static let columns = "c.app_id, c.id, c.owner_id, c.content_type, c.declared_size, c.size, c.uploaded_at"
+    /// The owner of content opened by the app's backend (no user id is empty).
+    static let appOwner = ""
+
+    static let columns =
+        "c.app_id, c.id, c.owner_id, c.content_type, c.declared_size, c.size, c.uploaded_at, c.conversation_id"
 
     init(row: PostgresRow) throws {
-        (appID, id, ownerID, contentType, declaredSize, size, uploadedAt) = try row.decode(
-            (UUID, UUID, String, String, Int64, Int64?, Date?).self)
+        (appID, id, ownerID, contentType, declaredSize, size, uploadedAt, conversationID) = try row.decode(
+            (UUID, UUID, String, String, Int64, Int64?, Date?, UUID?).self)
     }
 }
 
@@ -37,8 +43,10 @@ struct ContentRepository: PostgresRepository {
 
     /// Opens an upload slot owned by `owner` for `declaredSize` bytes of `contentType`, unless the
     /// owner's content (stored, and slots still open) would then take more than `quota` bytes.
+    /// Content of the app's backend (``ContentRecord/appOwner``) belongs to `conversation`.
     func createContent(
-        app: UUID, owner: String, contentType: String, declaredSize: Int64, quota: Int64, logger: Logger
+        app: UUID, owner: String, conversation: UUID? = nil, contentType: String, declaredSize: Int64, quota: Int64,
+        logger: Logger
     ) async throws -> ContentRecord {
         let id = UUID()
         return try await write(logger: logger) { connection in
@@ -61,8 +69,8 @@ struct ContentRepository: PostgresRepository {
             }
             let rows = try await connection.query(
                 """
-                INSERT INTO sync.content AS c (app_id, id, owner_id, content_type, declared_size)
-                VALUES (\(app), \(id), \(owner), \(contentType), \(declaredSize))
+                INSERT INTO sync.content AS c (app_id, id, owner_id, conversation_id, content_type, declared_size)
+                VALUES (\(app), \(id), \(owner), \(conversation), \(contentType), \(declaredSize))
                 RETURNING \(unescaped: ContentRecord.columns)
                 """, logger: logger)
             for try await row in rows { return try ContentRecord(row: row) }
@@ -93,6 +101,32 @@ struct ContentRepository: PostgresRepository {
                 WHERE mc.content_id = c.id AND mc.app_id = c.app_id AND \(unescaped: messageVisibleToParticipant)
                     AND EXISTS (SELECT 1 FROM jsonb_array_elements(m.parts) e
                                 WHERE (e->>'content_id')::uuid = c.id)))
+            """, logger: logger)
+        var found: ContentRecord?
+        for try await row in rows { found = try ContentRecord(row: row) }
+        guard let found else { throw APIError.notFound("The content") }
+        guard found.isUploaded else {
+            throw APIError(.notFound, "The content has not been uploaded yet.")
+        }
+        return found
+    }
+
+    /// Uploaded content of `conversation` as the app's backend sees it: what it opened for that
+    /// conversation, or what a message of it refers to. Anything else (another conversation's,
+    /// another app's), and content whose bytes never arrived, is 404.
+    func conversationContent(app: UUID, conversation: UUID, id: UUID, logger: Logger) async throws -> ContentRecord {
+        let rows = try await postgres.query(
+            """
+            SELECT \(unescaped: ContentRecord.columns) FROM sync.content c
+            JOIN sync.conversations cv ON cv.app_id = c.app_id AND cv.id = \(conversation) AND cv.deleted_at IS NULL
+            WHERE c.app_id = \(app) AND c.id = \(id) AND (
+                (c.owner_id = \(ContentRecord.appOwner) AND c.conversation_id = \(conversation))
+                OR EXISTS (
+                    SELECT 1 FROM sync.message_content mc
+                    JOIN sync.messages m ON m.id = mc.message_id AND m.deleted_at IS NULL
+                    WHERE mc.content_id = c.id AND mc.app_id = c.app_id AND mc.conversation_id = \(conversation)
+                        AND EXISTS (SELECT 1 FROM jsonb_array_elements(m.parts) e
+                                    WHERE (e->>'content_id')::uuid = c.id)))
             """, logger: logger)
         var found: ContentRecord?
         for try await row in rows { found = try ContentRecord(row: row) }
@@ -255,7 +289,10 @@ struct ContentRepository: PostgresRepository {
                             WHERE mc.content_id = c.id)
                         AND NOT EXISTS (
                             SELECT 1 FROM sync.announcements a
-                            WHERE a.app_id = c.app_id AND strpos(a.parts::text, c.id::text) > 0)))
+                            WHERE a.app_id = c.app_id AND strpos(a.parts::text, c.id::text) > 0)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM sync.scheduled_messages s
+                            WHERE s.app_id = c.app_id AND strpos(s.parts::text, c.id::text) > 0)))
                 LIMIT \(batch)
                 FOR UPDATE SKIP LOCKED)
             DELETE FROM sync.content WHERE id IN (SELECT id FROM garbage) RETURNING id
@@ -272,19 +309,25 @@ struct ContentRepository: PostgresRepository {
     }
 
     /// Checks the rich content that parts refer to: it exists in this app, its bytes were
-    /// uploaded, it belongs to the sender (any content of the app for a system sender), and a
-    /// declared size matches. The parts come back with the stored size.
-    func resolveContent(app: UUID, owner: String?, parts: ValidatedParts, logger: Logger) async throws -> ValidatedParts {
+    /// uploaded, it belongs to the sender (any user's content of the app for a system sender), and
+    /// a declared size matches. Content the app's backend opened for a conversation is usable only
+    /// by its sends to that conversation (`appContentOf`). The parts come back with the stored size.
+    func resolveContent(
+        app: UUID, owner: String?, parts: ValidatedParts, appContentOf conversation: UUID? = nil, logger: Logger
+    ) async throws -> ValidatedParts {
         let ids = parts.contentIDs
         guard !ids.isEmpty else { return parts }
         let rows = try await postgres.query(
             """
-            SELECT id, owner_id, size FROM sync.content
+            SELECT id, owner_id, conversation_id, size FROM sync.content
             WHERE app_id = \(app) AND id = ANY(\(ids)) AND uploaded_at IS NOT NULL
             """, logger: logger)
         var sizes: [UUID: Int64] = [:]
-        for try await (id, contentOwner, size) in rows.decode((UUID, String, Int64?).self) {
-            if owner == nil || owner == contentOwner, let size { sizes[id] = size }
+        for try await (id, contentOwner, contentConversation, size) in rows.decode((UUID, String, UUID?, Int64?).self) {
+            let usable =
+                contentOwner == ContentRecord.appOwner
+                ? conversation != nil && contentConversation == conversation : owner == nil || owner == contentOwner
+            if usable, let size { sizes[id] = size }
         }
         var resolved = parts
         for index in resolved.parts.indices {

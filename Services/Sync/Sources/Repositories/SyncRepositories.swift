@@ -19,6 +19,7 @@ struct SyncRepositories: PostgresRepository {
     var blocks: BlockRepository { BlockRepository(postgres: postgres) }
     var devices: DeviceRepository { DeviceRepository(postgres: postgres) }
     var requestTags: RequestTagRepository { RequestTagRepository(postgres: postgres) }
+    var scheduled: ScheduledMessageRepository { ScheduledMessageRepository(postgres: postgres) }
 }
 
 /// The operations of the changelog.

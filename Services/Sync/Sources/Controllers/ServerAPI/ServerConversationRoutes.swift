@@ -106,44 +106,17 @@ extension ServerAPIController {
     }
 
     /// Sends as a user (`sender_id`, or `sender.user_id`), who must be a current participant, or
-    /// as a named system sender (`sender.name`), who needs no participation.
+    /// as a named system sender (`sender.name`), who needs no participation; at once, or later
+    /// with a `schedule`.
     @Sendable func sendMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let app = try appID(context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let tag = try RequestTag.read(request)
-        var body = try await request.decodeJSON(MessageInput.self, limit: 256 * 1024, allowedKeys: MessageInput.serverKeys)
+        let body = try await request.decodeJSON(MessageInput.self, limit: 256 * 1024, allowedKeys: MessageInput.serverKeys)
         let sender = try ServerSender.parse(senderID: body.senderID, sender: body.sender)
-        let repositories = service.repositories
-        var reserved: UUID?
-        if let tag {
-            let reservation = try await RequestTag.reserve(
-                tag, app: app, collection: .messages, repository: repositories.requestTags, logger: context.logger)
-            if try await repositories.requestTags.resourceExists(
-                LayerID(.messages, reservation.resource), app: app, logger: context.logger)
-            {
-                return try await repeatedMessage(reservation.resource, app: app, request: request, context: context)
-            }
-            reserved = reservation.resource
-            body.id = reservation.resource.lowercased
-        }
-        if let user = sender.sender.userID {
-            try await service.requireParticipant(
-                user, of: conversation, app: app, property: sender.property, logger: context.logger)
-        }
-        do {
-            let message = try await service.sendMessage(
-                body, app: app, conversation: conversation, sender: sender.sender, viewer: nil, urls: service.urls(request),
-                logger: context.logger)
-            return try Response.json(message, status: .created)
-        } catch let error as APIError where error.body.id == ErrorID.idInUse.rawValue && reserved != nil {
-            // A concurrent request with the same tag sent it under the reserved id first.
-            return try await repeatedMessage(reserved!, app: app, request: request, context: context)
-        }
-    }
-
-    private func repeatedMessage(_ id: UUID, app: UUID, request: Request, context: LayerRequestContext) async throws -> Response {
-        let object = try await service.message(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
-        return try Response.json(object, status: .created)
+        return try await send(
+            body, tag: tag, app: app, conversation: conversation, sender: sender.sender, senderProperty: sender.property,
+            viewer: nil, request: request, context: context)
     }
 
     @Sendable func getMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {

@@ -1,0 +1,166 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// Carries out delayed sends (``ScheduledMessageRepository``) on every replica: it takes every
+/// step that is due, then sleeps until the next one is (at most `longestSleep`, so that sends
+/// scheduled through another replica are seen soon), or until this replica schedules one.
+///
+/// During the last seconds before a send, the sender is shown typing to the conversation's other
+/// participants (`started`, said again every 2.5 s); `finished` follows the send, or the drop.
+struct ScheduledSender: Service {
+    let service: Messaging
+    let push: Push
+    let alarm: ScheduleAlarm
+    var longestSleep: Duration = .seconds(1)
+    static let shortestSleep: Duration = .milliseconds(50)
+    let logger: Logger
+
+    private var repository: ScheduledMessageRepository { service.repositories.scheduled }
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            var pause = longestSleep
+            do {
+                while !Task.isShuttingDownGracefully {
+                    let step = try await repository.step(logger: logger)
+                    if case .idle = step { break }
+                    await carryOut(step)
+                }
+                if let seconds = try await repository.secondsUntilNextStep(logger: logger) {
+                    // What is overdue now is another replica's, which is taking its step.
+                    pause = min(pause, max(Self.shortestSleep, .milliseconds(Int64((seconds * 1000).rounded(.up)))))
+                }
+            } catch {
+                // Until the server has applied its migrations, the table may not be there yet.
+                let level: Logger.Level = (error as? PSQLError)?.sqlState == "42P01" ? .debug : .warning
+                logger.log(level: level, "Could not carry out delayed sends", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            let sleep = pause
+            await cancelWhenGracefulShutdown { await alarm.wait(upTo: sleep) }
+        }
+    }
+
+    /// What follows a step outside its transaction: typing indicators and the relationship report.
+    private func carryOut(_ step: ScheduledMessageRepository.Step) async {
+        switch step {
+        case .idle:
+            return
+        case .typing(let record):
+            await typing(record, "started", senderMustBeIn: true)
+        case .sent(let record, let sent):
+            logger.debug("Sent a delayed message", metadata: ["message": "\(record.id)"])
+            if let user = record.senderID {
+                service.relationships.report(app: record.appID, from: user, to: sent.members, kind: .message)
+            }
+            if record.typingStarted { await typing(record, "finished", senderMustBeIn: false) }
+        case .dropped(let record, let reason):
+            logger.info("Dropped a delayed message", metadata: ["message": "\(record.id)", "reason": "\(reason)"])
+            if record.typingStarted { await typing(record, "finished", senderMustBeIn: false) }
+        case .alreadySent(let record):
+            logger.debug("A delayed message was sent already", metadata: ["message": "\(record.id)"])
+        case .failed(let record, let error):
+            logger.warning(
+                "Could not send a delayed message; trying again later",
+                metadata: ["message": "\(record.id)", "error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Pushes the sender's typing indicator to the conversation's other participants, as a
+    /// typist's own `signal` would be (reference 5.5); for a system sender, `user_id` is null and
+    /// `sender` names it. Best effort, as typing indicators are.
+    private func typing(_ record: ScheduledMessageRecord, _ action: String, senderMustBeIn: Bool) async {
+        do {
+            guard
+                let audience = try await repository.typingAudience(
+                    of: record, senderMustBeIn: senderMustBeIn, logger: logger), !audience.isEmpty
+            else { return }
+            // Rendered once for every recipient, each of whose devices fills in its own base.
+            let urls = push.template.urls
+            let sender: JSONValue
+            if let user = record.senderID {
+                sender = try await service.repositories.read(logger: logger) { connection in
+                    var presenter = service.presenter(app: record.appID, viewer: user, urls: urls, connection, logger)
+                    try await presenter.loadIdentities([user])
+                    return try jsonValue(presenter.basicIdentity(user))
+                }
+            } else {
+                sender = try jsonValue(SenderObject.system(name: record.senderName ?? ""))
+            }
+            let body = JSONValue.object([
+                "type": "typing_indicator",
+                "object": .object([
+                    "type": "Conversation", "id": .string(LayerID(.conversations, record.conversationID).uri),
+                    "url": .string(urls.conversation(record.conversationID)),
+                ]),
+                "data": .object([
+                    "action": .string(action), "user_id": record.senderID.map(JSONValue.string) ?? .null, "sender": sender,
+                ]),
+            ])
+            let packet = EphemeralPacket(type: "signal", body: Packets.json(body), event: "typing_indicator")
+            _ = try await PushChannel.publish(packet, app: record.appID, users: audience, postgres: push.postgres, logger: logger)
+        } catch {
+            logger.warning(
+                "Could not push the typing indicator of a delayed message",
+                metadata: ["message": "\(record.id)", "error": "\(String(reflecting: error))"])
+        }
+    }
+}
+
+/// Wakes this replica's ``ScheduledSender`` when a delayed send is scheduled here, so that a
+/// typing indicator due at once starts at once.
+final class ScheduleAlarm: Sendable {
+    private struct State {
+        var rung = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    func ring() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.rung = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns when rung (or rung since the last wait), after `duration`, or when cancelled.
+    func wait(upTo duration: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: duration) }
+            group.addTask { await self.rung() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func rung() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.rung || Task.isCancelled {
+                        state.rung = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+}
