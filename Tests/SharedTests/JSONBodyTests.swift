@@ -54,6 +54,16 @@ import Testing
         #expect(try refusal(#"{"name": null, "operations": [null]}"#).data?["property"] == "operations.0")
     }
 
+    // Some clients send `[]` for an empty object: well-formed JSON of the wrong kind is the body
+    // at fault (422), not a request that could not be read (400).
+    @Test func jsonOfTheWrongKindNamesTheBody() throws {
+        for body in ["[]", "[1, 2]", #""text""#, "7", "true"] {
+            let error = try refusal(body)
+            #expect(error.id == "invalid_property", "\(body)")
+            #expect(error.data?["property"] == "body", "\(body)")
+        }
+    }
+
     @Test func aValueDecodedApartIsNamedByItsFullPath() throws {
         let parts: JSONValue = [["property": "a"], ["property": 5], ["property": "c", "index": .number(0.5)]]
         for (value, property) in [

@@ -124,7 +124,8 @@ extension OpenAPIConformanceTests {
             ]
             try await api.patch(conversationPath, 204, as: alice, json: add)
             try await api.patch(conversationPath, 422, as: alice, json: [["operation": "set", "property": "colour", "value": "red"]])
-            try await api.patch(conversationPath, 400, as: alice, json: ["operation": "set"])
+            let notAnArray: JSONValue = ["operation": "set"]
+            #expect(try await api.patch(conversationPath, 422, as: alice, json: notAnArray).errorProperty == "body")
             let nowCarol = try await api.call(.GET, conversationPath, 200, as: carol)
             #expect(nowCarol.json?["distinct"] == false)
 
@@ -197,7 +198,8 @@ extension OpenAPIConformanceTests {
             #expect(try await api.call(.POST, "/sync", 422, as: alice, json: badOperation).errorProperty == "operations.0.status")
             let unknownMessage: JSONValue = ["operations": [["type": "update_tags", "message_id": .string(UUID().lowercased), "tags": ["x"]]]]
             try await api.call(.POST, "/sync", 404, as: alice, json: unknownMessage)
-            try await api.call(.POST, "/sync", 400, as: alice, json: "[]")
+            #expect(try await api.call(.POST, "/sync", 422, as: alice, json: []).errorProperty == "body")
+            try await api.call(.POST, "/sync", 400, as: alice, body: ByteBuffer(string: "["))
             try await api.call(.POST, "/sync", 401, json: [:])
         }
     }

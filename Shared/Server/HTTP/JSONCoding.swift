@@ -151,7 +151,9 @@ private struct TopLevelKeys: Decodable {
 }
 
 extension APIError {
-    /// Maps a `DecodingError` to `missing_property`, `invalid_property` or `invalid_request`.
+    /// Maps a `DecodingError` to `missing_property`, `invalid_property` or `invalid_request`: a
+    /// body that is no JSON (or `null`) is a bad request (400); JSON of the wrong kind at the top,
+    /// an array where an object belongs, is `invalid_property` naming `body` (422).
     public init(decoding error: DecodingError) {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
             (codingPath + (last.map { [$0] } ?? [])).map { key in
@@ -172,7 +174,11 @@ extension APIError {
         case .typeMismatch(let type, let context):
             let property = path(context.codingPath)
             if property.isEmpty {
-                self.init(.invalidRequest, "The request body must be a JSON \(type == [Any].self ? "array" : "object").")
+                // Well-formed JSON of the wrong kind (such as `[]`, which some clients send for an
+                // empty object) is a value the request cannot take, like a field of the wrong type.
+                self.init(
+                    .invalidProperty, "The request body must be a JSON \(type == [Any].self ? "array" : "object").",
+                    property: "body")
             } else {
                 self.init(.invalidProperty, "The property '\(property)' has the wrong type.", property: property)
             }

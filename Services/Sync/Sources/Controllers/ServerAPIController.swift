@@ -13,6 +13,8 @@ import LayerServer
 struct ServerAPIController: Sendable {
     let service: Messaging
     let appTokens: any AppTokenVerifier
+    /// The auth service caches identities: it is told when they change.
+    let directory: DirectoryChanges
 
     func addRoutes(to router: Router<LayerRequestContext>) {
         let server = router.group("apps/:app")

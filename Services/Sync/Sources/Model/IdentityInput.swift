@@ -5,7 +5,10 @@ import Logging
 import PostgresNIO
 
 /// The identity fields an app's backend sets through the Server API (`POST`/`PUT` of
-/// `/apps/:app/users/:user/identity`). An absent field is empty (`null`).
+/// `/apps/:app/users/:user/identity`). An absent field is empty (`null`). The read-only fields
+/// of an identity as `GET` answers it (`id`, `url`, `user_id`, `presence`) may come along, so that
+/// a backend can send back what it read with some fields changed; `id` and `user_id` must then
+/// name the user of the path.
 struct IdentityInput: Decodable, Sendable {
     var displayName: String?
     var avatarURL: String?
@@ -16,9 +19,14 @@ struct IdentityInput: Decodable, Sendable {
     var publicKey: String?
     var identityType: String?
     var metadata: [String: String]?
+    var id: String?
+    var userID: String?
+    var url: JSONValue?
+    var presence: JSONValue?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case metadata
+        case metadata, id, url, presence
+        case userID = "user_id"
         case displayName = "display_name"
         case avatarURL = "avatar_url"
         case firstName = "first_name"
@@ -33,6 +41,12 @@ struct IdentityInput: Decodable, Sendable {
 
     /// The record these fields describe for `user`; `display_name` is required.
     func record(user: String) throws -> IdentityRecord {
+        if let userID, userID != user {
+            throw APIError.invalid("user_id", "user_id is read-only: it is the user of the path, '\(user)', if given.")
+        }
+        if let id, (try? IdentityReference.userID(id, property: "id")) != user || !id.hasPrefix("layer:///identities/") {
+            throw APIError.invalid("id", "id is read-only: it is \(LayerID.identity(userID: user)), if given.")
+        }
         guard let displayName else {
             throw APIError(.missingProperty, "An identity needs a display_name.", property: "display_name")
         }
