@@ -1,6 +1,7 @@
 import Foundation
 import LayerModels
 import LayerServer
+import LayerSync
 import LayerTesting
 import NIOHTTP1
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// challenge, revoke, suspend, the session lifetime, and the inline identity-token form.
 @Suite struct ChallengeTests {
     @Test func challengedSessionsAnswer401WithANonce() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let phone = try await auth.session(user: "cara")
             let laptop = try await auth.session(user: "cara")
             let bystander = try await auth.session(user: "dan")
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func renewingAChallengedSessionKeepsItsToken() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let session = try await auth.session(user: "cara")
             #expect(try await serverAPI(auth, .POST, "users/cara/challenge").status == 204)
             let nonce = try #require(try await auth.current(session).json?["data"]?["nonce"]?.stringValue)
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func anotherUsersTokenDoesNotReviveAChallengedSession() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let session = try await auth.session(user: "cara")
             #expect(try await serverAPI(auth, .POST, "users/cara/challenge").status == 204)
             let nonce = try #require(try await auth.current(session).json?["data"]?["nonce"]?.stringValue)
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func revokingAllSessions() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let tokens = [try await auth.session(user: "rita"), try await auth.session(user: "rita")]
             let bystander = try await auth.session(user: "dan")
             #expect(try await serverAPI(auth, .DELETE, "users/rita/sessions").status == 204)
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func suspensionEndsSessionsAndBlocksNewOnes() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let session = try await auth.session(user: "sam")
             #expect(try await setSuspended(auth, "sam", true).status == 202)
             // Suspension ends the sessions: they answer 401 (or 403 user_suspended), never 200.
@@ -101,7 +102,7 @@ import Testing
     }
 
     @Test func sessionTTLAppliesToNewSessions() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let patch = try await serverAPI(
                 auth, .PATCH, "", json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 3600]])
             #expect(patch.status == 202)
@@ -115,7 +116,7 @@ import Testing
     }
 
     @Test func credentialsDoNotCrossApps() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let other = try await auth.registerApp(keyIndex: 1)
             let session = try await auth.session(user: "ann")
             _ = try await auth.session(user: "bob", app: other)
@@ -138,7 +139,7 @@ import Testing
     }
 
     @Test func inlineIdentityTokenOpensASession() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let response = try await auth.current(identityToken: try await auth.identityToken(user: "ivy"))
             #expect(response.status == 200)
             #expect(response.json?["user_id"] == "ivy")
@@ -157,7 +158,7 @@ import Testing
     }
 
     @Test func operatorCanChallengeToo() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let session = try await auth.session(user: "olga")
             let path = "/admin/apps/\(auth.app.id.lowercased)/users/olga/challenge"
             #expect(try await auth.client.request(.POST, path, headers: auth.operatorHeaders).status == 204)
@@ -166,7 +167,7 @@ import Testing
     }
 
     @Test func expiredSessionAnswers401() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let session = try await auth.session(user: "old")
             try await auth.server.postgres.query(
                 "UPDATE auth.sessions SET expires_at = now() - interval '1 second' WHERE app_id = \(auth.app.id)", logger: .test)
@@ -178,7 +179,7 @@ import Testing
 
     /// User ids are app-defined strings: in Server API paths they are percent-encoded.
     @Test func userIDsWithReservedCharacters() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             for user in ["namespace/12345", "a%41b", "über user", "q?x=1#f", "plus+sign"] {
                 let session = try await auth.session(user: user)
                 let encoded = try #require(user.addingPercentEncoding(withAllowedCharacters: .layerUnreserved))

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LayerModels
 import LayerServer
+import LayerSync
 import LayerTesting
 import PostgresNIO
 import Testing
@@ -63,7 +64,7 @@ import Testing
     }
 
     @Test func serverAPITokensAreStoredOnlyAsHashes() async throws {
-        try await AuthFixture.run { auth in
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let token = try await auth.serverAPIToken()
             let raw = Data(token.utf8)
             let hash = Data(SHA256.hash(data: raw))

@@ -3,6 +3,7 @@ import Foundation
 import LayerAuth
 import LayerModels
 import LayerServer
+import LayerSync
 import LayerTesting
 import Testing
 import X509
@@ -12,7 +13,7 @@ import X509
 @Suite struct OperationalSafetyTests {
     @Test func noSecretEverReachesTheLogs() async throws {
         let capture = LogCapture()
-        let secrets = try await AuthFixture.run(logger: capture.logger(level: .trace)) { auth in
+        let secrets = try await AuthFixture.run(logger: capture.logger(level: .trace), withSync: SyncSettings()) { auth in
             let identityToken = try await auth.identityToken(user: "quinn")
             let created = try await auth.createSession(token: identityToken)
             let session = try #require(created.json?["session_token"]?.stringValue)

@@ -268,8 +268,11 @@ struct IdentityTests {
             #expect(refused.status == 422)
             #expect(refused.errorID == "participant_blocked")
 
-            let selfBlock = try await api.post("/users/alice/blocks", ["user_id": "alice"])
-            #expect(selfBlock.status == 422)
+            // Blocking oneself answers as a block does (the original's own client suite expects
+            // it), and changes nothing.
+            #expect(try await api.post("/users/alice/blocks", ["user_id": "alice"]).status == 204)
+            let unchanged = try await api.get("/users/alice/blocks").json?.arrayValue?.compactMap { $0["user_id"]?.stringValue }
+            #expect(unchanged == ["bob", "mallory"])
             #expect(try await api.post("/users/alice/blocks", [:]).errorID == "missing_property")
             #expect(try await api.post("/users/alice/blocks", ["user_id": "bob", "id": "layer:///identities/bob"]).status == 422)
             #expect(try await api.post("/users/alice/blocks", ["name": "bob"]).errorProperty == "name")

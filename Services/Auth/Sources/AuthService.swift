@@ -25,6 +25,8 @@ public struct AuthService: ConfigurableService {
     let sessionAuthenticator: SessionAuthenticator
     let limiters: RateLimiters
     let endings: SessionEndings
+    let directory: UserDirectory
+    let reporter: ClaimsReporter
 
     public init(settings: AuthSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -33,10 +35,21 @@ public struct AuthService: ConfigurableService {
         self.server = server
         let apps = AppRepository(postgres: postgres)
         let certificateRepository = CertificateRepository(postgres: postgres)
+        let sessionRepository = SessionRepository(postgres: postgres)
+        // The sync service owns identities: it is told of sign-ins and asked about users.
+        let syncURL = dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL)
+        let cache = IdentityCache(ttl: settings.identityCacheTTL, postgres: postgres)
+        reporter = ClaimsReporter(
+            claims: ClaimsRepository(postgres: postgres),
+            sync: InternalClient(
+                baseURL: syncURL, token: server.internalToken, http: .failingFast, timeout: .seconds(2), attempts: 1),
+            cache: cache, retry: settings.claimsReportInterval)
+        directory = UserDirectory(
+            sessions: sessionRepository,
+            sync: InternalClient(baseURL: syncURL, token: server.internalToken, http: dependencies.http), cache: cache)
         sessions = Sessions(
-            apps: apps, nonces: NonceRepository(postgres: postgres),
-            sessions: SessionRepository(postgres: postgres), certificates: certificateRepository,
-            verifier: IdentityTokenVerifier(apps: apps))
+            apps: apps, nonces: NonceRepository(postgres: postgres), sessions: sessionRepository,
+            certificates: certificateRepository, verifier: IdentityTokenVerifier(apps: apps), reporter: reporter)
         switch settings.caSource {
         case .database(let secret):
             certificates = CertificateIssuer(repository: certificateRepository, source: .database(secret: secret))
@@ -46,8 +59,7 @@ public struct AuthService: ConfigurableService {
         }
         // The sync service is told when sessions end: on this listener when it runs here too.
         let sync = InternalClient(
-            baseURL: dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL),
-            token: server.internalToken, http: dependencies.http, timeout: .seconds(2), attempts: 3)
+            baseURL: syncURL, token: server.internalToken, http: dependencies.http, timeout: .seconds(2), attempts: 3)
         endings = SessionEndings(sessions: sessions.sessions, certificates: certificateRepository, peers: [sync])
         certificateReader = ClientCertificateReader(server)
         sessionAuthenticator = SessionAuthenticator(
@@ -65,12 +77,16 @@ public struct AuthService: ConfigurableService {
         AdminController(
             apps: sessions.apps, sessions: sessions.sessions, endings: endings, operatorToken: settings.operatorToken
         ).addRoutes(to: router)
-        ServerAPIController(apps: sessions.apps, sessions: sessions.sessions, endings: endings).addRoutes(to: router)
-        InternalController(sessions: sessions, internalToken: server.internalToken).addRoutes(to: router)
+        ServerAPIController(apps: sessions.apps, directory: directory, endings: endings).addRoutes(to: router)
+        InternalController(sessions: sessions, directory: directory, internalToken: server.internalToken)
+            .addRoutes(to: router)
     }
 
     public var backgroundServices: [any Service] {
-        [ExpiredRowsCleaner(sessions: sessions)]
+        [
+            ExpiredRowsCleaner(sessions: sessions), ClaimsReporterService(reporter: reporter),
+            IdentityCacheListener(cache: directory.cache, logger: Logger(label: "auth.identity-cache")),
+        ]
     }
 
     public func prepare(logger: Logger) async throws {

@@ -29,6 +29,7 @@ public struct SyncService: ConfigurableService {
     let internalToken: String
     let uploads: UploadSlots
     let schedules = ScheduleAlarm()
+    let directoryChanges: DirectoryChanges
 
     public init(settings: SyncSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -43,9 +44,9 @@ public struct SyncService: ConfigurableService {
             pushURLs: PushURLTemplate(secret: server.internalToken), identities: IdentityRecorder(repositories: repositories),
             relationships: RelationshipReporter(names: names), publicBaseURL: server.publicBaseURL,
             tls: server.tlsCertificatePath != nil)
-        auth = InternalClient(
-            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
-            http: dependencies.http)
+        let authURL = dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL)
+        auth = InternalClient(baseURL: authURL, token: server.internalToken, http: dependencies.http)
+        directoryChanges = DirectoryChanges(auth: authURL, internalToken: server.internalToken)
         sessionAuthenticator = .remote(
             auth: auth, server: server, allowsQueryToken: true, limiters: dependencies.rateLimiters)
         push = Push(
@@ -66,8 +67,9 @@ public struct SyncService: ConfigurableService {
         let content = ContentController(service: context, settings: settings, uploads: uploads)
         content.addRoutes(to: client)
         content.addSignedRoutes(to: router)
-        ServerAPIController(service: context, appTokens: appTokens, content: content, schedules: schedules)
-            .addRoutes(to: router)
+        ServerAPIController(
+            service: context, appTokens: appTokens, content: content, schedules: schedules, directory: directoryChanges
+        ).addRoutes(to: router)
         let streams = router.group().add(middleware: sessionAuthenticator)
         WebSocketController(push: push, service: context, authenticator: sessionAuthenticator).addRoutes(to: streams)
         EventsController(push: push, service: context).addRoutes(to: streams)
@@ -76,6 +78,7 @@ public struct SyncService: ConfigurableService {
             .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
         SignalsController(push: push).addRoutes(to: internalRoutes)
         SessionsEndedController(push: push).addRoutes(to: internalRoutes)
+        DirectoryController(service: context).addRoutes(to: internalRoutes)
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {

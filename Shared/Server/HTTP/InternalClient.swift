@@ -94,6 +94,25 @@ public final class LateBoundURL: Sendable {
     public func get() -> String { value.withLock { $0 } }
 }
 
+/// Described without its token: the values that hold a client end up in logs (ServiceLifecycle
+/// logs the services it starts).
+extension InternalClient: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "InternalClient(\(baseURL()))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}
+
+extension HTTPClient {
+    /// A client that gives up on a refused connection at once, rather than trying to connect again
+    /// until the call's deadline: for calls that are made again later anyway and must not hold up
+    /// the request that makes them (the auth service's reports of sign-ins to the sync service).
+    public static let failingFast: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+}
+
 extension InternalClient {
     /// A readiness check of the auth service behind this client: it answers a token check (any
     /// answer, a refusal included, means it is up and reaches its database).

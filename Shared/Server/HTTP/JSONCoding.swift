@@ -151,7 +151,9 @@ private struct TopLevelKeys: Decodable {
 }
 
 extension APIError {
-    /// Maps a `DecodingError` to `missing_property`, `invalid_property` or `invalid_request`.
+    /// Maps a `DecodingError` to `missing_property`, `invalid_property` or `invalid_request`: a
+    /// body that is no JSON (or `null`) is a bad request (400); JSON of the wrong kind at the top,
+    /// an array where an object belongs, is `invalid_property` naming `body` (422).
     public init(decoding error: DecodingError) {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
             (codingPath + (last.map { [$0] } ?? [])).map { key in

@@ -6,6 +6,7 @@ import LayerServer
 /// What the other services ask of the auth service (`/internal/v1/…`, internal token).
 struct InternalController: Sendable {
     let sessions: Sessions
+    let directory: UserDirectory
     let internalToken: String
 
     func addRoutes(to router: Router<LayerRequestContext>) {
@@ -16,6 +17,18 @@ struct InternalController: Sendable {
         group.post("nonces", use: createNonce)
         group.post("app-tokens/verify", use: verifyAppToken)
         group.post("users/known", use: knownUsers)
+        group.post("identities/changed", use: identitiesChanged)
+    }
+
+    /// The sync service changed these users' identities: every replica forgets what it cached.
+    @Sendable func identitiesChanged(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(
+            InternalAPI.UsersRequest.self, limit: 256 * 1024, allowedKeys: ["app_id", "user_ids"])
+        guard (1...1000).contains(body.userIDs.count) else {
+            throw APIError.invalid("user_ids", "user_ids names 1 to 1000 users.")
+        }
+        await directory.cache.changed(app: body.appID, users: body.userIDs, logger: context.logger)
+        return try Response.json(InternalAPI.Acknowledgement())
     }
 
     /// Which of the named users the app knows and has not suspended (the VoIP service asks before

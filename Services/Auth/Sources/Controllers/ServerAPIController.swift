@@ -4,41 +4,57 @@ import LayerModels
 import LayerServer
 
 /// The auth part of the Server API (an app's own backend, with a Server API token): the app's
-/// session lifetime, and a user's sessions, challenge and suspension.
+/// session lifetime, and a user's sessions, challenge, suspension and blocks. A user is one the
+/// sync service has an identity for (it owns the app's user directory) or who signed in here;
+/// the user view shows the identity the sync service holds, with the latest edits of either kind.
 struct ServerAPIController: Sendable {
     let apps: AppRepository
-    let sessions: SessionRepository
+    let directory: UserDirectory
     let endings: SessionEndings
 
     struct UserResponse: Encodable {
-        var identity: BasicIdentity
+        var identity: UserIdentity
         var suspended: Bool
     }
 
-    /// The identity fields the auth service holds, in the shape of the API's identities.
-    struct BasicIdentity: Encodable {
+    /// A user's identity, in the shape of the Server API's identities (empty fields are null).
+    struct UserIdentity: Encodable {
         var id: String
         var userID: String
         @Nullable var displayName: String?
         @Nullable var avatarURL: String?
         @Nullable var firstName: String?
         @Nullable var lastName: String?
+        @Nullable var phoneNumber: String?
+        @Nullable var emailAddress: String?
+        @Nullable var publicKey: String?
+        var identityType: String
+        var metadata: [String: String]
         enum CodingKeys: String, CodingKey {
-            case id
+            case id, metadata
             case userID = "user_id"
             case displayName = "display_name"
             case avatarURL = "avatar_url"
             case firstName = "first_name"
             case lastName = "last_name"
+            case phoneNumber = "phone_number"
+            case emailAddress = "email_address"
+            case publicKey = "public_key"
+            case identityType = "identity_type"
         }
 
-        init(_ identity: InternalAPI.Identity) {
+        init(_ identity: InternalAPI.DirectoryIdentity) {
             id = LayerID.identity(userID: identity.userID)
             userID = identity.userID
             displayName = identity.displayName
             avatarURL = identity.avatarURL
             firstName = identity.firstName
             lastName = identity.lastName
+            phoneNumber = identity.phoneNumber
+            emailAddress = identity.emailAddress
+            publicKey = identity.publicKey
+            identityType = identity.identityType
+            metadata = identity.metadata
         }
     }
 
@@ -63,46 +79,48 @@ struct ServerAPIController: Sendable {
     }
 
     @Sendable func getUser(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (_, user) = try await existingUser(context)
-        return try Response.json(UserResponse(identity: BasicIdentity(user.identity), suspended: user.suspended))
+        let (app, userID) = try pathUser(context)
+        guard let user = try await directory.user(app: app, user: userID, logger: context.logger) else {
+            throw APIError.notFound("The user '\(userID)'")
+        }
+        return try Response.json(UserResponse(identity: UserIdentity(user.identity), suspended: user.suspended))
     }
 
+    /// Suspends or reinstates the user and changes their blocks (kept by the sync service), after
+    /// checking every operation: a body with one bad operation changes nothing. 202, or 204 when
+    /// every operation was a block of the user themselves (which changes nothing).
     @Sendable func updateUser(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
-        var suspended: Bool?
-        for (index, operation) in try await request.decodeLayerPatch().enumerated() {
-            guard operation.property == "suspended" else {
-                throw APIError.invalid("\(index).property", "Only 'suspended' can be patched here, not '\(operation.property)'.")
-            }
-            guard operation.operation == .set, case .bool(let value)? = operation.value else {
-                throw APIError.invalid("\(index).value", "'suspended' takes a set operation with a boolean value.")
-            }
-            suspended = value
+        let (app, user) = try pathUser(context)
+        let patch = try UserPatch(try await request.decodeLayerPatch(limit: 1024 * 1024), user: user)
+        try await directory.requireUser(app: app, user: user, logger: context.logger)
+        if !patch.blocks.isEmpty {
+            try await directory.changeBlocks(app: app, owner: user, patch.blocks, logger: context.logger)
         }
-        if let suspended {
-            try await endings.setSuspended(app: app, userID: user.identity.userID, suspended: suspended, logger: context.logger)
+        if let suspended = patch.suspended {
+            try await endings.setSuspended(app: app, userID: user, suspended: suspended, logger: context.logger)
         }
-        return Response(status: .accepted)
+        return Response(status: patch.onlyBlocksOfThemselves ? .noContent : .accepted)
     }
 
     @Sendable func deleteSessions(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
-        try await endings.revoke(app: app, userID: user.identity.userID, logger: context.logger)
+        try await endings.revoke(app: app, userID: user, logger: context.logger)
         return Response(status: .noContent)
     }
 
     @Sendable func challenge(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, user) = try await existingUser(context)
-        try await endings.challenge(app: app, userID: user.identity.userID, logger: context.logger)
+        try await endings.challenge(app: app, userID: user, logger: context.logger)
         return Response(status: .noContent)
     }
 
-    private func existingUser(_ context: LayerRequestContext) async throws -> (UUID, UserRecord) {
-        let app = try context.parameters.layerID("app", as: .apps).uuid
-        let userID = try context.parameters.appUserID("user")
-        guard let user = try await sessions.user(app: app, userID: userID, logger: context.logger) else {
-            throw APIError.notFound("The user '\(userID)'")
-        }
+    private func pathUser(_ context: LayerRequestContext) throws -> (UUID, String) {
+        (try context.parameters.layerID("app", as: .apps).uuid, try context.parameters.appUserID("user"))
+    }
+
+    private func existingUser(_ context: LayerRequestContext) async throws -> (UUID, String) {
+        let (app, user) = try pathUser(context)
+        try await directory.requireUser(app: app, user: user, logger: context.logger)
         return (app, user)
     }
 }

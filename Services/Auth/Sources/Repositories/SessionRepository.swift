@@ -43,21 +43,14 @@ struct SessionRepository: PostgresRepository {
 
     enum OpenOutcome: Sendable {
         /// A new session with the token asked for was stored.
-        case opened(UserRecord)
+        case opened(UserRecord, UnreportedClaims)
         /// The session being renewed works again, with a fresh lifetime, bound to the certificate
         /// it is bound to now.
-        case renewed(UserRecord, certificateThumbprint: String?)
+        case renewed(UserRecord, UnreportedClaims, certificateThumbprint: String?)
         case suspended
         case nonceNotFound
     }
 
-    /// Opens a session in one statement (one round trip, atomic like a transaction): spends the
-    /// nonce unless the user is suspended; only if it was spent, creates or updates the user from
-    /// the claims and then either renews `renewing` (a session of that same user, typically
-    /// challenged) or stores a new session with `token`. A renewal over a connection with a device
-    /// certificate binds the session to that certificate, as a new session would be; one without
-    /// keeps the binding it had. Of concurrent statements with the same nonce exactly one deletes
-    /// it, so exactly one opens a session.
     /// The users among `users` that the app knows (they signed in once) and has not suspended.
     func knownUsers(app: UUID, among users: [String], logger: Logger) async throws -> [String] {
         let rows = try await postgres.query(
@@ -70,6 +63,15 @@ struct SessionRepository: PostgresRepository {
         return known
     }
 
+    /// Opens a session in one statement (one round trip, atomic like a transaction): spends the
+    /// nonce unless the user is suspended; only if it was spent, creates or updates the user from
+    /// the claims and then either renews `renewing` (a session of that same user, typically
+    /// challenged) or stores a new session with `token`. A renewal over a connection with a device
+    /// certificate binds the session to that certificate, as a new session would be; one without
+    /// keeps the binding it had. Of concurrent statements with the same nonce exactly one deletes
+    /// it, so exactly one opens a session. The token's claims join the user's claims that the
+    /// sync service has yet to be told of (``UnreportedClaims``), in the same statement, so that
+    /// no sign-in goes unreported.
     func openSession(
         app: UUID, identity: InternalAPI.Identity, nonce: String, token: String, renewing: String?, ttlSeconds: Int,
         certificateThumbprint: String?, logger: Logger
@@ -109,21 +111,41 @@ struct SessionRepository: PostgresRepository {
                 FROM stored
                 WHERE NOT EXISTS (SELECT 1 FROM renewed)
                 RETURNING 1
+            ), unreported AS (
+                INSERT INTO auth.unreported_claims AS c (app_id, user_id, display_name, avatar_url, first_name, last_name)
+                SELECT \(app), \(identity.userID), \(identity.displayName), \(identity.avatarURL), \(identity.firstName),
+                       \(identity.lastName)
+                FROM stored
+                ON CONFLICT (app_id, user_id) DO UPDATE SET
+                    display_name = COALESCE(EXCLUDED.display_name, c.display_name),
+                    avatar_url = COALESCE(EXCLUDED.avatar_url, c.avatar_url),
+                    first_name = COALESCE(EXCLUDED.first_name, c.first_name),
+                    last_name = COALESCE(EXCLUDED.last_name, c.last_name),
+                    version = c.version + 1, attempts = 0, next_attempt_at = now()
+                RETURNING display_name, avatar_url, first_name, last_name, version
             )
             SELECT EXISTS (SELECT 1 FROM blocked), EXISTS (SELECT 1 FROM renewed), EXISTS (SELECT 1 FROM opened),
                    stored.display_name, stored.avatar_url, stored.first_name, stored.last_name,
-                   (SELECT certificate_thumbprint FROM renewed)
-            FROM (SELECT 1) AS one LEFT JOIN stored ON true
+                   (SELECT certificate_thumbprint FROM renewed),
+                   unreported.display_name, unreported.avatar_url, unreported.first_name, unreported.last_name,
+                   unreported.version
+            FROM (SELECT 1) AS one LEFT JOIN stored ON true LEFT JOIN unreported ON true
             """, logger: logger)
         for stored in rows {
-            let row = try stored.decode((Bool, Bool, Bool, String?, String?, String?, String?, String?).self)
+            let row = try stored.decode(
+                (Bool, Bool, Bool, String?, String?, String?, String?, String?, String?, String?, String?, String?, Int64?)
+                    .self)
             let user = UserRecord(
                 identity: .init(
                     userID: identity.userID, displayName: row.3, avatarURL: row.4, firstName: row.5, lastName: row.6),
                 suspended: false)
+            let unreported = UnreportedClaims(
+                app: app,
+                claims: .init(userID: identity.userID, displayName: row.8, avatarURL: row.9, firstName: row.10, lastName: row.11),
+                version: row.12 ?? 0)
             if row.0 { return .suspended }
-            if row.1 { return .renewed(user, certificateThumbprint: row.7) }
-            return row.2 ? .opened(user) : .nonceNotFound
+            if row.1 { return .renewed(user, unreported, certificateThumbprint: row.7) }
+            return row.2 ? .opened(user, unreported) : .nonceNotFound
         }
         return .nonceNotFound
     }
@@ -184,14 +206,23 @@ struct SessionRepository: PostgresRepository {
 
     /// Suspends or reinstates a user. While suspended, the user's sessions answer 403
     /// `user_suspended` and no new ones open; reinstating clears them, so the user signs in again.
-    /// False if there is no such user.
+    /// A user who never signed in (the app made them through the Server API) gets a row here when
+    /// suspended, which keeps them from signing in. False when reinstating a user who has no row.
     func setSuspended(app: UUID, userID: String, suspended: Bool, logger: Logger) async throws -> Bool {
         try await postgres.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
-                """
-                UPDATE auth.users SET suspended = \(suspended), updated_at = now()
-                WHERE app_id = \(app) AND user_id = \(userID) RETURNING 1
-                """, logger: logger)
+            let rows =
+                suspended
+                ? try await connection.query(
+                    """
+                    INSERT INTO auth.users (app_id, user_id, suspended) VALUES (\(app), \(userID), true)
+                    ON CONFLICT (app_id, user_id) DO UPDATE SET suspended = true, updated_at = now()
+                    RETURNING 1
+                    """, logger: logger)
+                : try await connection.query(
+                    """
+                    UPDATE auth.users SET suspended = false, updated_at = now()
+                    WHERE app_id = \(app) AND user_id = \(userID) RETURNING 1
+                    """, logger: logger)
             var found = false
             for try await _ in rows { found = true }
             if found && !suspended {

@@ -11,6 +11,8 @@ struct Sessions: Sendable {
     let sessions: SessionRepository
     let certificates: CertificateRepository
     let verifier: IdentityTokenVerifier
+    /// Tells the sync service, which owns identities, of each sign-in's claims.
+    let reporter: ClaimsReporter
 
     struct Opened: Sendable {
         var token: String
@@ -46,19 +48,22 @@ struct Sessions: Sendable {
         var token = Secrets.randomToken()
         var thumbprint = boundThumbprint
         let user: UserRecord
+        let unreported: UnreportedClaims
         switch try await sessions.openSession(
             app: app.id, identity: identity, nonce: verified.nonce, token: token, renewing: renewing,
             ttlSeconds: app.sessionTTLSeconds, certificateThumbprint: boundThumbprint, logger: logger)
         {
-        case .opened(let stored):
+        case .opened(let stored, let claims):
             user = stored
-        case .renewed(let stored, let renewedThumbprint):
+            unreported = claims
+        case .renewed(let stored, let claims, let renewedThumbprint):
             // The challenged session works again under its own token, bound to the certificate
             // presented now if there is one (which an app that requires certified connections
             // insists on, above); a token for another user never gets here, and opens a session
             // of its own instead.
             token = renewing!
             user = stored
+            unreported = claims
             thumbprint = renewedThumbprint
         case .suspended:
             throw TokenFailure(.userSuspended, "The user \(identity.userID) is suspended.").apiError(property: "identity_token")
@@ -66,6 +71,9 @@ struct Sessions: Sendable {
             throw TokenFailure(.nonceNotFound, "the nonce is unknown, expired or already used.")
                 .apiError(property: "identity_token")
         }
+        // Before the client has its session, the sync service knows the user (unless it is
+        // down: then the report is made later, and the session opens all the same).
+        await reporter.report(unreported, logger: logger)
         return Opened(
             token: token, ttlSeconds: app.sessionTTLSeconds, appID: app.id, identity: user.identity,
             certificateThumbprint: thumbprint, expiresAt: Date().addingTimeInterval(TimeInterval(app.sessionTTLSeconds)))

@@ -236,7 +236,7 @@ struct PersonsController: Sendable {
 
     /// Refuses a body that is not an object or has properties beyond `keys`.
     static func allowOnly(_ keys: Set<String>, in body: JSONValue) throws {
-        guard case .object(let fields) = body else { throw APIError(.invalidRequest, "The body is a JSON object.") }
+        guard case .object(let fields) = body else { throw APIError.invalid("body", "The body is a JSON object.") }
         if let unknown = fields.keys.sorted().first(where: { !keys.contains($0) }) {
             throw APIError.invalid(unknown, "'\(unknown)' is not a property of this request.")
         }

@@ -18,6 +18,8 @@ struct ServerAPIController: Sendable {
     let content: ContentController
     /// Wakes this replica's sender of delayed messages when one is scheduled here.
     let schedules: ScheduleAlarm
+    /// The auth service caches identities: it is told when they change.
+    let directory: DirectoryChanges
 
     func addRoutes(to router: Router<LayerRequestContext>) {
         let server = router.group("apps/:app")

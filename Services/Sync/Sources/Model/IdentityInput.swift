@@ -5,13 +5,11 @@ import Logging
 import PostgresNIO
 
 /// The identity fields an app's backend sets through the Server API (`POST`/`PUT` of
-/// `/apps/:app/users/:user/identity`). An absent field is empty (`null`). The read-only fields of
-/// an identity as `GET` shows it (`id`, `url`, `user_id`) may come back too, as a client that
-/// edits what it read sends them; they must then name the user of the path.
+/// `/apps/:app/users/:user/identity`). An absent field is empty (`null`). The read-only fields
+/// of an identity as `GET` answers it (`id`, `url`, `user_id`, `presence`) may come along, so that
+/// a backend can send back what it read with some fields changed; `id` and `user_id` must then
+/// name the user of the path.
 struct IdentityInput: Decodable, Sendable {
-    var id: String?
-    var url: String?
-    var userID: String?
     var displayName: String?
     var avatarURL: String?
     var firstName: String?
@@ -21,9 +19,13 @@ struct IdentityInput: Decodable, Sendable {
     var publicKey: String?
     var identityType: String?
     var metadata: [String: String]?
+    var id: String?
+    var userID: String?
+    var url: JSONValue?
+    var presence: JSONValue?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, url, metadata
+        case metadata, id, url, presence
         case userID = "user_id"
         case displayName = "display_name"
         case avatarURL = "avatar_url"
@@ -40,10 +42,10 @@ struct IdentityInput: Decodable, Sendable {
     /// The record these fields describe for `user`; `display_name` is required.
     func record(user: String) throws -> IdentityRecord {
         if let userID, userID != user {
-            throw APIError.invalid("user_id", "user_id is read-only; it may only repeat the user of the path, '\(user)'.")
+            throw APIError.invalid("user_id", "user_id is read-only: it is the user of the path, '\(user)', if given.")
         }
-        if let id, id != LayerID.identity(userID: user), id != user {
-            throw APIError.invalid("id", "id is read-only; it may only repeat the identity of the path's user.")
+        if let id, (try? IdentityReference.userID(id, property: "id")) != user || !id.hasPrefix("layer:///identities/") {
+            throw APIError.invalid("id", "id is read-only: it is \(LayerID.identity(userID: user)), if given.")
         }
         guard let displayName else {
             throw APIError(.missingProperty, "An identity needs a display_name.", property: "display_name")

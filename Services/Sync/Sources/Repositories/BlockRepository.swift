@@ -40,9 +40,9 @@ struct BlockRepository: PostgresRepository {
         return result
     }
 
-    /// Blocks `blocked` for `owner`; blocking someone again changes nothing.
+    /// Blocks `blocked` for `owner`; blocking someone again, or oneself, changes nothing.
     func block(app: UUID, owner: String, blocked: String, logger: Logger) async throws {
-        guard owner != blocked else { throw APIError.invalid("user_id", "A user cannot block themselves.") }
+        guard owner != blocked else { return }
         try await write(logger: logger) { connection in
             // Serializes the owner's blocks so that the cap holds under concurrent requests.
             try await connection.query(
@@ -67,5 +67,62 @@ struct BlockRepository: PostgresRepository {
         try await write(
             "DELETE FROM sync.blocks WHERE app_id = \(app) AND owner_id = \(owner) AND blocked_id = \(blocked)",
             logger: logger)
+    }
+
+    /// Applies `changes` to `owner`'s blocks in order, in one transaction: all of them or, when the
+    /// result would be over ``maxBlocks``, none. A block of the owner themselves is skipped. The
+    /// owner gets an identity if they have none (they exist for the auth service, which asks).
+    /// Returns the users whose block by `owner` was made or lifted.
+    func apply(_ changes: [InternalAPI.BlockChange], app: UUID, owner: String, logger: Logger) async throws -> Set<String> {
+        try await write(logger: logger) { connection in
+            try await connection.ensureIdentities(app: app, users: [owner], logger: logger)
+            // Serializes the owner's blocks, as `block` does.
+            try await connection.query(
+                "SELECT 1 FROM sync.identities WHERE app_id = \(app) AND user_id = \(owner) FOR UPDATE", logger: logger)
+            let rows = try await connection.query(
+                "SELECT blocked_id FROM sync.blocks WHERE app_id = \(app) AND owner_id = \(owner)", logger: logger)
+            var before = Set<String>()
+            for try await user in rows.decode(String.self) { before.insert(user) }
+            var after = before
+            var added: [String] = []
+            for change in changes {
+                let users = change.userIDs.filter { $0 != owner }
+                switch change.operation {
+                case .add:
+                    after.formUnion(users)
+                    added += users
+                case .remove: after.subtract(users)
+                case .set:
+                    after = Set(users)
+                    added += users
+                }
+            }
+            guard after.count <= Self.maxBlocks else {
+                throw APIError(.invalidOperation, "A user can block at most \(Self.maxBlocks) users.")
+            }
+            let lifted = Array(before.subtracting(after)).sorted()
+            var made: [String] = []
+            var seen = Set<String>()
+            for user in added where after.contains(user) && !before.contains(user) && seen.insert(user).inserted {
+                made.append(user)
+            }
+            if !lifted.isEmpty {
+                try await connection.query(
+                    """
+                    DELETE FROM sync.blocks WHERE app_id = \(app) AND owner_id = \(owner) AND blocked_id = ANY(\(lifted))
+                    """, logger: logger)
+            }
+            if !made.isEmpty {
+                // A microsecond apart, so that the owner's list shows them in the order they came.
+                try await connection.query(
+                    """
+                    INSERT INTO sync.blocks (app_id, owner_id, blocked_id, created_at)
+                    SELECT \(app), \(owner), u, now() + n * interval '1 microsecond'
+                    FROM unnest(\(made)::text[]) WITH ORDINALITY AS t(u, n)
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+            return Set(lifted + made)
+        }
     }
 }

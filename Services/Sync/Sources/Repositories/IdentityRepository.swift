@@ -34,22 +34,53 @@ struct IdentityRepository: PostgresRepository {
         return false
     }
 
-    /// Brings the identity up to date with a session's claims (a claim that is absent keeps the
-    /// stored value); writes nothing when nothing changed.
-    func recordClaims(_ claims: InternalAPI.Identity, app: UUID, user: String, logger: Logger) async throws {
+    /// Brings identities up to date with the claims of the identity tokens that opened sessions
+    /// (a claim that is absent keeps the stored value), all in one transaction; a user without an
+    /// identity gets one. Writes nothing for a user whose fields would not change.
+    func recordClaims(_ claims: [InternalAPI.Identity], app: UUID, logger: Logger) async throws {
+        try await write(logger: logger) { connection in
+            for claim in claims {
+                try await connection.query(
+                    """
+                    INSERT INTO sync.identities AS i (app_id, user_id, display_name, avatar_url, first_name, last_name)
+                    VALUES (\(app), \(claim.userID), \(claim.displayName), \(claim.avatarURL), \(claim.firstName),
+                        \(claim.lastName))
+                    ON CONFLICT (app_id, user_id) DO UPDATE SET
+                        display_name = coalesce(excluded.display_name, i.display_name),
+                        avatar_url = coalesce(excluded.avatar_url, i.avatar_url),
+                        first_name = coalesce(excluded.first_name, i.first_name),
+                        last_name = coalesce(excluded.last_name, i.last_name),
+                        updated_at = now()
+                    WHERE (i.display_name, i.avatar_url, i.first_name, i.last_name)
+                        IS DISTINCT FROM (coalesce(excluded.display_name, i.display_name), coalesce(excluded.avatar_url, i.avatar_url),
+                                          coalesce(excluded.first_name, i.first_name), coalesce(excluded.last_name, i.last_name))
+                    """, logger: logger)
+            }
+        }
+    }
+
+    /// Gives the user an identity from a session's claims if they have none; an existing one is
+    /// left as it is (the claims reached it when the session opened, and the app's backend may
+    /// have changed it since).
+    func ensureIdentity(_ claims: InternalAPI.Identity, app: UUID, logger: Logger) async throws {
         try await write(
             """
-            INSERT INTO sync.identities AS i (app_id, user_id, display_name, avatar_url, first_name, last_name)
-            VALUES (\(app), \(user), \(claims.displayName), \(claims.avatarURL), \(claims.firstName), \(claims.lastName))
-            ON CONFLICT (app_id, user_id) DO UPDATE SET
-                display_name = coalesce(excluded.display_name, i.display_name),
-                avatar_url = coalesce(excluded.avatar_url, i.avatar_url),
-                first_name = coalesce(excluded.first_name, i.first_name),
-                last_name = coalesce(excluded.last_name, i.last_name),
-                updated_at = now()
-            WHERE (i.display_name, i.avatar_url, i.first_name, i.last_name)
-                IS DISTINCT FROM (coalesce(excluded.display_name, i.display_name), coalesce(excluded.avatar_url, i.avatar_url),
-                                  coalesce(excluded.first_name, i.first_name), coalesce(excluded.last_name, i.last_name))
+            INSERT INTO sync.identities (app_id, user_id, display_name, avatar_url, first_name, last_name)
+            VALUES (\(app), \(claims.userID), \(claims.displayName), \(claims.avatarURL), \(claims.firstName),
+                \(claims.lastName))
+            ON CONFLICT (app_id, user_id) DO NOTHING
             """, logger: logger)
+    }
+
+    /// The identities of those of `users` who have one.
+    func identities(app: UUID, users: [String], logger: Logger) async throws -> [IdentityRecord] {
+        let rows = try await postgres.query(
+            """
+            SELECT \(unescaped: IdentityRecord.columns) FROM sync.identities
+            WHERE app_id = \(app) AND user_id = ANY(\(users)) ORDER BY user_id
+            """, logger: logger)
+        var result: [IdentityRecord] = []
+        for try await row in rows { result.append(try IdentityRecord(row: row)) }
+        return result
     }
 }

@@ -61,7 +61,7 @@ enum CallInput {
     }
 
     private static func object(_ body: JSONValue, allowed: Set<String>) throws -> [String: JSONValue] {
-        guard case .object(let fields) = body else { throw APIError(.invalidRequest, "The body is a JSON object.") }
+        guard case .object(let fields) = body else { throw APIError.invalid("body", "The body is a JSON object.") }
         if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw APIError.invalid(unknown, "'\(unknown)' is not a field of this request.")
         }

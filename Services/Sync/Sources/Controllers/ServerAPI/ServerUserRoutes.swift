@@ -79,6 +79,7 @@ extension ServerAPIController {
                 .conflict, "The user '\(user)' has an identity already; replace it with PUT or change it with PATCH.",
                 data: try existing.map(jsonValue))
         }
+        await directory.changed(app: app, users: [user], logger: context.logger)
         await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
         return Response(status: .created)
     }
@@ -101,6 +102,7 @@ extension ServerAPIController {
         else {
             throw APIError.notFound("The user '\(user)'")
         }
+        await directory.changed(app: app, users: [user], logger: context.logger)
         await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
         return Response(status: .noContent)
     }
@@ -111,6 +113,7 @@ extension ServerAPIController {
         let operations = try await request.decodeLayerPatch()
         try await service.repositories.identities.patchIdentity(
             app: app, user: user, operations: operations, logger: context.logger)
+        await directory.changed(app: app, users: [user], logger: context.logger)
         await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
         return Response(status: .noContent)
     }
@@ -121,6 +124,8 @@ extension ServerAPIController {
         guard try await service.repositories.identities.deleteIdentity(app: app, user: user, logger: context.logger) else {
             throw APIError.notFound("The user '\(user)'")
         }
+        service.identities.forget(app: app, user: user)
+        await directory.changed(app: app, users: [user], logger: context.logger)
         await service.pushIdentityChange(app: app, user: user, deleted: true, request: request, context: context)
         return Response(status: .noContent)
     }
@@ -149,7 +154,8 @@ extension ServerAPIController {
         static let keys: Set<String> = ["id", "user_id"]
     }
 
-    /// Blocks the user named by `user_id` or by identity `id` (exactly one of them).
+    /// Blocks the user named by `user_id` or by identity `id` (exactly one of them). Blocking
+    /// oneself answers 204 like any block, and changes nothing.
     @Sendable func addBlock(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (app, owner) = try await existingUser(context)
         let body = try await request.decodeJSON(BlockBody.self, allowedKeys: BlockBody.keys)
@@ -160,6 +166,7 @@ extension ServerAPIController {
         case (nil, nil): throw APIError(.missingProperty, "Name the user to block by user_id or id.", property: "user_id")
         case (_?, _?): throw APIError.invalid("id", "Name the user to block by user_id or by id, not both.")
         }
+        guard blocked != owner else { return Response(status: .noContent) }
         try await service.repositories.blocks.block(app: app, owner: owner, blocked: blocked, logger: context.logger)
         await service.pushBlockChange(app: app, owner: owner, blocked: blocked, request: request, context: context)
         return Response(status: .noContent)

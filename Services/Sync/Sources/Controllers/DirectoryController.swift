@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+
+/// The app's user directory as the auth service uses it (`/internal/v1/…`, internal token). The
+/// sync service owns identities: auth reports the claims of each sign-in here, asks here whether
+/// a user exists and what their identity is for its Server API routes, and forwards the block
+/// operations of `PATCH /apps/:app/users/:user`.
+struct DirectoryController {
+    let service: Messaging
+
+    /// The most users one request names.
+    static let maxUsers = 1000
+
+    func addRoutes(to internalRoutes: some RouterMethods<LayerRequestContext>) {
+        internalRoutes.post("identities/lookup", use: lookup)
+        internalRoutes.post("identities/claims", use: recordClaims)
+        internalRoutes.post("blocks", use: changeBlocks)
+    }
+
+    /// The identities of those of the users who exist.
+    @Sendable func lookup(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(
+            InternalAPI.UsersRequest.self, limit: 256 * 1024, allowedKeys: ["app_id", "user_ids"])
+        let users = try Self.users(body.userIDs, property: "user_ids")
+        let records = try await service.repositories.identities.identities(
+            app: body.appID, users: users, logger: context.logger)
+        return try Response.json(InternalAPI.IdentitiesResponse(identities: records.map(\.directoryIdentity)))
+    }
+
+    /// Creates or updates identities from sign-ins' claims.
+    @Sendable func recordClaims(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(
+            InternalAPI.ClaimsReport.self, limit: 1024 * 1024, allowedKeys: ["app_id", "claims"])
+        _ = try Self.users(body.claims.map(\.userID), property: "claims")
+        try await service.repositories.identities.recordClaims(body.claims, app: body.appID, logger: context.logger)
+        return try Response.json(InternalAPI.Acknowledgement())
+    }
+
+    /// Changes a user's blocks, then tells the users concerned what they may now see of each
+    /// other's presence.
+    @Sendable func changeBlocks(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(
+            InternalAPI.BlockChanges.self, limit: 2 * 1024 * 1024, allowedKeys: ["app_id", "owner", "changes"])
+        let owner = try userID(fromText: body.owner, property: "owner")
+        guard body.changes.count <= Self.maxUsers else {
+            throw APIError.invalid("changes", "At most \(Self.maxUsers) changes at once.")
+        }
+        for (index, change) in body.changes.enumerated() {
+            let limit = BlockRepository.maxBlocks
+            guard change.userIDs.count <= limit else {
+                throw APIError.invalid("changes.\(index).user_ids", "At most \(limit) users.")
+            }
+            for (position, user) in change.userIDs.enumerated() {
+                _ = try userID(fromText: user, property: "changes.\(index).user_ids.\(position)")
+            }
+        }
+        let changed = try await service.repositories.blocks.apply(
+            body.changes, app: body.appID, owner: owner, logger: context.logger)
+        // Presence is ephemeral: past a hundred users at once (lifting a long list), devices learn
+        // it from their next presence change rather than from a burst of pushes.
+        for blocked in changed.sorted().prefix(100) {
+            await service.pushBlockChange(app: body.appID, owner: owner, blocked: blocked, request: request, context: context)
+        }
+        return try Response.json(InternalAPI.Acknowledgement())
+    }
+
+    /// The user ids of a request, each checked; 1 to ``maxUsers`` of them.
+    static func users(_ users: [String], property: String) throws -> [String] {
+        guard (1...maxUsers).contains(users.count) else {
+            throw APIError.invalid(property, "\(property) names 1 to \(maxUsers) users.")
+        }
+        return try users.enumerated().map { try userID(fromText: $1, property: "\(property).\($0)") }
+    }
+}
+
+extension IdentityRecord {
+    var directoryIdentity: InternalAPI.DirectoryIdentity {
+        InternalAPI.DirectoryIdentity(
+            userID: userID, displayName: displayName, avatarURL: avatarURL, firstName: firstName, lastName: lastName,
+            phoneNumber: phoneNumber, emailAddress: emailAddress, publicKey: publicKey, identityType: identityType,
+            metadata: metadata)
+    }
+}
