@@ -155,6 +155,14 @@ struct APIVersionTests {
                 #expect(announced.json?["sender"] == ["user_id": nil, "name": "The Team"])
             }
 
+            // The user view of auth's Server API: 1.x adds the user id as `id`.
+            let user1 = try await call(.GET, "/users/alice", "1.0")
+            #expect(user1.json?["id"] == "alice")
+            #expect(user1.json?["suspended"] == false)
+            #expect(user1.json?["identity"]?["user_id"] == "alice")
+            let user3 = try await call(.GET, "/users/alice", "3.0")
+            #expect(user3.status == 200 && user3.json?["id"] == nil)
+
             // Blocks: 1.x lists `{"user_id"}` objects, 2.0+ identities.
             #expect(try await call(.POST, "/users/alice/blocks", "1.0", json: ["user_id": "bob"]).status == 204)
             #expect(try await call(.GET, "/users/alice/blocks", "1.0").json == [["user_id": "bob"]])

@@ -12,9 +12,19 @@ struct ServerAPIController: Sendable {
     let directory: UserDirectory
     let endings: SessionEndings
 
+    /// `GET /apps/<app>/users/<user>`; in 1.x also the user id as `id`.
     struct UserResponse: Encodable {
         var identity: UserIdentity
         var suspended: Bool
+
+        enum CodingKeys: String, CodingKey { case id, identity, suspended }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            if !APIVersion.current.usesIdentities { try container.encode(identity.userID, forKey: .id) }
+            try container.encode(identity, forKey: .identity)
+            try container.encode(suspended, forKey: .suspended)
+        }
     }
 
     /// A user's identity, in the shape of the Server API's identities (empty fields are null).
