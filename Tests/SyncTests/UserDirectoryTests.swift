@@ -168,11 +168,22 @@ struct UserDirectoryTests {
                 #expect(try await api.post("/users/eve/identity", ["display_name": "Eve"]).status == 201)
                 #expect(try await replica.get("/users/eve").json?["identity"]?["display_name"] == "Eve")
 
-                // The replica answers from its cache: a change behind the sync service's back goes unseen.
-                try await first.server.postgres.query(
-                    "UPDATE sync.identities SET display_name = 'Unseen' WHERE app_id = \(first.app.id) AND user_id = 'eve'",
-                    logger: .test)
-                #expect(try await replica.get("/users/eve").json?["identity"]?["display_name"] == "Eve")
+                // The replica answers from its cache: a change behind the sync service's back goes
+                // unseen (once its listener listens, which it may not yet do just after start).
+                let postgres = first.server.postgres
+                let app = first.app.id
+                @Sendable func behindTheBack(_ name: String) async throws {
+                    try await postgres.query(
+                        "UPDATE sync.identities SET display_name = \(name) WHERE app_id = \(app) AND user_id = 'eve'",
+                        logger: .test)
+                }
+                let cached = try await eventually {
+                    try await behindTheBack("Eve")
+                    _ = try await replica.get("/users/eve")
+                    try await behindTheBack("Unseen")
+                    return try await replica.get("/users/eve").json?["identity"]?["display_name"] == "Eve"
+                }
+                #expect(cached)
 
                 // A change through the sync service reaches the replica it did not tell.
                 let patched = try await api.patch(
