@@ -187,6 +187,22 @@ import Testing
         let appPath = "/apps/\(LayerID(parsing: app, as: .apps)!.uuid.lowercased)/users/zoe"
         let bearer = [("Authorization", "Bearer \(serverToken)")]
         #expect(try await client.request(.GET, appPath, headers: bearer).status == 200)
+        // One process, one user directory: the sign-in is a user of the sync service's Server API
+        // routes, and a user the Server API made is one of the auth service's.
+        #expect(try await client.request(.GET, "\(appPath)/conversations", headers: bearer).json?.arrayValue == [])
+        let yuriPath = appPath.replacingOccurrences(of: "/users/zoe", with: "/users/yuri")
+        let made = try await client.request(.POST, "\(yuriPath)/identity", headers: bearer, json: ["display_name": "Yuri"])
+        #expect(made.status == 201)
+        #expect(try await client.request(.GET, yuriPath, headers: bearer).json?["identity"]?["display_name"] == "Yuri")
+        let patch: JSONValue = [
+            ["operation": "set", "property": "suspended", "value": true],
+            ["operation": "add", "property": "blocks", "id": "layer:///identities/zoe"],
+        ]
+        let patched = try await client.request(.PATCH, yuriPath, headers: bearer, json: patch, contentType: MediaType.layerPatch)
+        #expect(patched.status == 202)
+        #expect(try await client.request(.GET, yuriPath, headers: bearer).json?["suspended"] == true)
+        let blocks = try await client.request(.GET, "\(yuriPath)/blocks", headers: bearer).json?.arrayValue
+        #expect(blocks?.compactMap { $0["user_id"]?.stringValue } == ["zoe"])
         _ = try await layer(["admin", "revoke-token", "--app", app, "--token", String(tokenID)] + common)
         #expect(try await client.request(.GET, appPath, headers: bearer).status == 401)
 

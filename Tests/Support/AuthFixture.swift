@@ -46,10 +46,12 @@ public struct AuthFixture: Sendable {
         withSync syncSettings: SyncSettings? = nil,
         withNames namesSettings: NamesSettings? = nil,
         withVoIP voipSettings: VoIPSettings? = nil,
+        configure: @Sendable (inout AuthSettings) -> Void = { _ in },
         _ body: @Sendable (AuthFixture) async throws -> T
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
-        let authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource, syncURL: syncURL)
+        var authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource, syncURL: syncURL)
+        configure(&authSettings)
         var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
         serverSettings.rateLimits = rateLimits
         if let tlsIdentity {

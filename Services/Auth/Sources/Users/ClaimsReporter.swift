@@ -3,50 +3,69 @@ import LayerModels
 import LayerServer
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Tells the sync service, which owns identities, the claims of each sign-in: at once when the
 /// session opens, so that the user exists for the sync service before the client holds its
 /// session, and again later (``ClaimsReporterService``) for every sign-in that could not be
 /// reported then. A session opens whether or not the sync service answers; the claims wait in
-/// `auth.unreported_claims` until it does.
+/// `auth.unreported_claims` until it does. For ``retry`` after a report failed, sign-ins leave
+/// theirs to the reporter, so that while the sync service is down sign-ins seldom wait for it.
 struct ClaimsReporter: Sendable {
     let claims: ClaimsRepository
     /// Calls that give up on a refused connection at once: a report that fails is made later.
     let sync: InternalClient
     let cache: IdentityCache
+    /// The first retry comes after this long, each later one after twice as long as the one
+    /// before, up to ``longestRetry``.
     let retry: Duration
-    static let longestRetry: Duration = .seconds(60)
+    private let quietUntil = QuietUntil()
+
+    init(claims: ClaimsRepository, sync: InternalClient, cache: IdentityCache, retry: Duration) {
+        self.claims = claims
+        self.sync = sync
+        self.cache = cache
+        self.retry = retry
+    }
+
+    /// A minute, or thirty times ``retry`` if that is less.
+    var longestRetry: Duration { min(.seconds(60), retry * 30) }
 
     /// Reports one sign-in's claims (with those of earlier sign-ins still unreported); never fails.
     func report(_ entry: UnreportedClaims, logger: Logger) async {
-        await report([entry], app: entry.app, logger: logger)
+        // Its row is due now: the reporter's next round takes it.
+        guard !quietUntil.isQuiet else { return }
+        _ = await report([entry], app: entry.app, logger: logger)
     }
 
-    /// Reports what is due; how many users' claims it tried.
-    func flush(logger: Logger) async throws -> Int {
+    /// Reports what is due; how many users' claims it reported, and whether any report failed.
+    func flush(logger: Logger) async throws -> (count: Int, failed: Bool) {
         let due = try await claims.due(limit: 200, lease: .seconds(30), logger: logger)
+        var failed = false
         for (app, entries) in Dictionary(grouping: due, by: \.app) {
-            await report(entries, app: app, logger: logger)
+            if await !report(entries, app: app, logger: logger) { failed = true }
         }
-        return due.count
+        return (due.count, failed)
     }
 
-    private func report(_ entries: [UnreportedClaims], app: UUID, logger: Logger) async {
+    private func report(_ entries: [UnreportedClaims], app: UUID, logger: Logger) async -> Bool {
         do {
             _ = try await sync.post(
                 InternalAPI.identityClaimsPath, body: InternalAPI.ClaimsReport(appID: app, claims: entries.map(\.claims)),
                 as: InternalAPI.Acknowledgement.self, idempotent: true, logger: logger)
         } catch {
+            quietUntil.set(ContinuousClock.now + retry)
             logger.warning(
                 "Could not report sign-ins to the sync service; trying again later",
                 metadata: ["users": "\(entries.count)", "error": "\(error)"])
             do {
-                try await claims.failed(entries, first: retry, longest: Self.longestRetry, logger: logger)
+                try await claims.failed(entries, first: retry, longest: longestRetry, logger: logger)
             } catch {
                 logger.warning("Could not put off a report of sign-ins", metadata: ["error": "\(error)"])
             }
-            return
+            return false
         }
+        quietUntil.set(nil)
         await cache.changed(app: app, users: entries.map(\.claims.userID), logger: logger)
         do {
             try await claims.reported(entries, logger: logger)
@@ -54,6 +73,14 @@ struct ClaimsReporter: Sendable {
             // Reported again later, which changes nothing.
             logger.warning("Could not mark sign-ins as reported", metadata: ["error": "\(error)"])
         }
+        return true
+    }
+
+    /// Until when sign-ins do not try to report themselves.
+    private final class QuietUntil: Sendable {
+        private let until = Mutex<ContinuousClock.Instant?>(nil)
+        var isQuiet: Bool { until.withLock { $0.map { $0 > .now } ?? false } }
+        func set(_ instant: ContinuousClock.Instant?) { until.withLock { $0 = instant } }
     }
 }
 
@@ -67,8 +94,11 @@ struct ClaimsReporterService: Service {
             while !Task.isCancelled {
                 try await Task.sleep(for: reporter.retry)
                 do {
-                    // A full batch is followed by the next at once.
-                    while try await reporter.flush(logger: logger) == 200, !Task.isCancelled {}
+                    // A full batch that went through is followed by the next at once.
+                    while !Task.isCancelled {
+                        let (count, failed) = try await reporter.flush(logger: logger)
+                        if failed || count < 200 { break }
+                    }
                 } catch {
                     logger.warning("Reporting sign-ins failed", metadata: ["error": "\(error)"])
                 }

@@ -29,12 +29,21 @@ struct DirectoryController {
         return try Response.json(InternalAPI.IdentitiesResponse(identities: records.map(\.directoryIdentity)))
     }
 
-    /// Creates or updates identities from sign-ins' claims.
+    /// Creates or updates identities from sign-ins' claims. A claim for what cannot be a user id
+    /// here is left out rather than refused, so that it does not hold up the others of its batch
+    /// (the auth service would report the batch again and again).
     @Sendable func recordClaims(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(
             InternalAPI.ClaimsReport.self, limit: 1024 * 1024, allowedKeys: ["app_id", "claims"])
-        _ = try Self.users(body.claims.map(\.userID), property: "claims")
-        try await service.repositories.identities.recordClaims(body.claims, app: body.appID, logger: context.logger)
+        guard body.claims.count <= Self.maxUsers else {
+            throw APIError.invalid("claims", "At most \(Self.maxUsers) claims at once.")
+        }
+        let claims = body.claims.filter { (try? userID(fromText: $0.userID, property: "user_id")) == $0.userID }
+        if claims.count < body.claims.count {
+            context.logger.warning(
+                "Left out claims of users whose ids are no user ids", metadata: ["count": "\(body.claims.count - claims.count)"])
+        }
+        try await service.repositories.identities.recordClaims(claims, app: body.appID, logger: context.logger)
         return try Response.json(InternalAPI.Acknowledgement())
     }
 
