@@ -64,7 +64,7 @@ extension OpenAPIConformanceTests {
             let id = try #require(created.json?["id"]?.stringValue.flatMap { LayerID(parsing: $0, as: .exports) }).uuid.lowercased
             let export = "\(app)/exports/\(id)"
             var status = try await api.call(.GET, "\(export)/status", 200, headers: bearer)
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(90)
             while status.json?["status"] != "completed", ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(200))
                 status = try await api.call(.GET, "\(export)/status", 200, headers: bearer)

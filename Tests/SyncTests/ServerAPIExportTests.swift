@@ -22,7 +22,7 @@ struct ServerAPIExportTests {
         _ export: JSONValue, api: ServerClient, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> JSONValue {
         let id = try #require(export["id"]?.stringValue, sourceLocation: sourceLocation)
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
             let status = try await api.get("/exports/\(bareUUID(id))/status")
             try #require(status.status == 200, "\(status.text)", sourceLocation: sourceLocation)
@@ -263,7 +263,7 @@ struct ServerAPIExportTests {
                 "UPDATE sync.export_schedules SET next_export_at = now() WHERE app_id = \(harness.fixture.app.id)",
                 logger: .test)
             var scheduled: JSONValue?
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(90)
             while scheduled == nil, ContinuousClock.now < deadline {
                 scheduled = try await api.get("/exports").json?.arrayValue?.first { $0["type"] == "scheduled" }
                 if scheduled == nil { try await Task.sleep(for: .milliseconds(200)) }
@@ -332,12 +332,12 @@ struct ServerAPIExportTests {
             let app = harness.fixture.app.id
             // Claimed by a worker that is gone (its lease ran out), and one whose worker still holds it.
             let (gone, held) = (UUID(), UUID())
-            for (id, lease) in [(gone, -1), (held, 3600)] {
+            for (id, type, lease) in [(gone, "scheduled", -1), (held, "historical", 3600)] {
                 try await postgres.query(
                     """
                     INSERT INTO sync.exports (app_id, id, type, status, events, until, public_key, expires_at, claim,
                         lease_until, attempts, started_at)
-                    VALUES (\(app), \(id), 'scheduled', 'executing', \(["message.sent"]), now(), \(publicPEM),
+                    VALUES (\(app), \(id), \(type), 'executing', \(["message.sent"]), now(), \(publicPEM),
                         now() + interval '1 day', \(UUID()), now() + \(lease) * interval '1 second', 1, now())
                     """, logger: .test)
             }
@@ -347,8 +347,50 @@ struct ServerAPIExportTests {
             #expect(lines.compactMap { $0["event"]?["type"]?.stringValue } == ["message.sent"])
             let still = try await api.get("/exports/\(held.lowercased)/status")
             #expect(still.json?["status"] == "executing")
+            // While the app's historical export runs, another is refused with it.
+            let refused = try await api.post("/exports", [:])
+            #expect(refused.status == 409)
+            #expect(refused.errorID == "conflict")
+            #expect(refused.json?["data"]?["id"]?.stringValue == LayerID(.exports, held).uri)
             let rows = try await postgres.query("SELECT attempts FROM sync.exports WHERE id = \(gone)", logger: .test)
             for try await attempts in rows.decode(Int32.self) { #expect(attempts == 2) }
         }
     }
+
+    @Test("Replicas share the waiting exports: each is built once, by one of them")
+    func replicasShareTheWork() async throws {
+        try await SyncHarness.run { harness in
+            let api = try await harness.server()
+            let (_, publicPEM) = try Self.keyPair()
+            #expect(try await api.put("/export_security", ["public_key": .string(publicPEM)]).status == 200)
+            let (alice, _, conversation) = try await harness.aliceAndBobInAConversation()
+            _ = try await alice.send("hello", to: conversation)
+            try await harness.withReplica { _ in
+                let ids = (0..<6).map { _ in UUID() }
+                try await harness.fixture.server.postgres.query(
+                    """
+                    INSERT INTO sync.exports (app_id, id, type, events, until, public_key, expires_at)
+                    SELECT \(harness.fixture.app.id), id, 'scheduled', \(ExportEventNames.all), now(), \(publicPEM),
+                        now() + interval '1 day'
+                    FROM unnest(\(ids)::uuid[]) AS id
+                    """, logger: .test)
+                for id in ids {
+                    let done = try await Self.completed(["id": .string(LayerID(.exports, id).uri)], api: api)
+                    #expect(done["status"] == "completed")
+                    #expect(done["event_count"] == 2)
+                }
+                let rows = try await harness.fixture.server.postgres.query(
+                    "SELECT attempts FROM sync.exports WHERE id = ANY(\(ids))", logger: .test)
+                for try await attempts in rows.decode(Int32.self) { #expect(attempts == 1) }
+            }
+        }
+    }
+}
+
+/// The event names of a historical export.
+enum ExportEventNames {
+    static let all = [
+        "conversation.created", "conversation.updated.participants", "conversation.updated.metadata", "message.sent",
+        "message.delivered", "message.read", "message.deleted", "conversation.deleted",
+    ]
 }

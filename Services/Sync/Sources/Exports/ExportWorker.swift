@@ -9,8 +9,9 @@ import ServiceLifecycle
 /// Builds data exports in the background, on every replica: it claims an export that waits (or
 /// whose worker stopped renewing its lease), writes the encrypted archive while renewing the
 /// lease, and completes it; turns due daily schedules into exports; and deletes exports past
-/// their expiration. Nothing is lost to a restart: an export claimed by a replica that stops is
-/// taken over once its lease runs out, and started again from the beginning.
+/// their expiration. Nothing is lost to a restart: a replica that shuts down hands its export
+/// back, and one that dies loses it once its lease runs out; either way another worker builds it
+/// again from the beginning.
 struct ExportWorker: Service {
     let exports: ExportRepository
     let logger: Logger
@@ -29,8 +30,9 @@ struct ExportWorker: Service {
                         let pruned = try await exports.pruneExpired(logger: logger)
                         if pruned > 0 { logger.info("Deleted expired exports", metadata: ["count": "\(pruned)"]) }
                     }
-                    _ = try await exports.startDueSchedules(logger: logger)
-                    if let claimed = try await exports.claim(logger: logger) {
+                    let work = try await exports.pendingWork(logger: logger)
+                    if work.schedules { _ = try await exports.startDueSchedules(logger: logger) }
+                    if work.exports || work.schedules, let claimed = try await exports.claim(logger: logger) {
                         await build(claimed)
                         continue
                     }
@@ -67,8 +69,12 @@ struct ExportWorker: Service {
             }
             metadata["completed"] = "\(completed ?? false)"
             logger.info("Export finished", metadata: metadata)
-        } catch is CancellationError {
-            // Shutting down: the lease runs out and another worker starts it again.
+        } catch  where error is CancellationError || Task.isCancelled {
+            // Shutting down (or the claim was lost): another worker takes it up at once. Detached,
+            // since this task is cancelled; the pool shuts down after the worker.
+            let exports = exports
+            let logger = logger
+            await Task.detached { try? await exports.handBack(claim, logger: logger) }.value
         } catch {
             logger.error("Export failed", metadata: metadata.merging(["error": "\(String(reflecting: error))"]) { $1 })
             try? await exports.release(claim, error: "The export could not be built; it is tried again.", logger: logger)

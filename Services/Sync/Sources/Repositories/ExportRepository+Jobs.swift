@@ -15,6 +15,20 @@ extension ExportRepository {
         var attempt: Int
     }
 
+    /// Whether an export waits to be claimed and whether a schedule is due: one cheap read, so
+    /// that an idle worker opens no transaction.
+    func pendingWork(logger: Logger) async throws -> (exports: Bool, schedules: Bool) {
+        let rows = try await postgres.query(
+            """
+            SELECT
+                EXISTS (SELECT 1 FROM sync.exports WHERE status IN ('pending', 'executing')
+                    AND (status = 'pending' OR lease_until < now()) AND attempts < \(Int32(Self.maxAttempts))),
+                EXISTS (SELECT 1 FROM sync.export_schedules WHERE next_export_at <= now())
+            """, logger: logger)
+        for try await (exports, schedules) in rows.decode((Bool, Bool).self) { return (exports, schedules) }
+        return (false, false)
+    }
+
     /// Takes the oldest export that waits, or whose worker's lease ran out; nil when there is none.
     /// Replicas skip what another one is claiming at this instant.
     func claim(logger: Logger) async throws -> Claimed? {
@@ -82,6 +96,16 @@ extension ExportRepository {
             WHERE id = \(claim.record.id) AND claim = \(claim.token) RETURNING id
             """, logger: logger
         ).count == 1
+    }
+
+    /// The worker stops (its replica shuts down): the export waits again, at once rather than once
+    /// the lease has run out, and the attempt does not count.
+    func handBack(_ claim: Claimed, logger: Logger) async throws {
+        try await write(
+            """
+            UPDATE sync.exports SET status = 'pending', claim = NULL, lease_until = NULL, attempts = greatest(attempts - 1, 0)
+            WHERE id = \(claim.record.id) AND claim = \(claim.token) AND status = 'executing'
+            """, logger: logger)
     }
 
     /// The attempt failed: the export waits for another one, or fails for good after the last.

@@ -15,7 +15,7 @@ struct ExportRepository: PostgresRepository {
     /// How long an export and its archive are kept after it was asked for.
     static let retention: TimeInterval = 7 * 24 * 3600
     /// How long a claim holds without being renewed.
-    static let lease: TimeInterval = 60
+    static let lease: TimeInterval = 30
     /// After this many claims that did not complete, an export is `failed`.
     static let maxAttempts = 3
     /// The largest row of `sync.export_chunks`.
