@@ -60,23 +60,33 @@ struct UploadIsolationTests {
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
             let uploadHTTP = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             let uploads = TestClient(baseURL: harness.client.baseURL, http: uploadHTTP)
-            var stalled: [StalledUpload] = []
-            for index in 0..<10 {
-                let uploader = try await harness.user("uploader\(index / 2)")
-                stalled.append(StalledUpload(client: uploads, url: try await uploader.slot(length: 1000), first: [1]))
+            // A client that is not shut down traps when it is freed: shut it down however the test ends.
+            do {
+                try await serveBesideStalledUploads(harness, uploads)
+            } catch {
+                try? await uploadHTTP.shutdown()
+                throw error
             }
-            defer { stalled.forEach { $0.abandon() } }
-            try await Task.sleep(for: .milliseconds(500))  // every upload has reached the server
-
-            // `user` asks for a nonce and opens a session; then a conversation, a message, a read.
-            let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
-            let sent = try await alice.send("still served", to: conversation)
-            let id = try #require(sent["id"]?.stringValue)
-            #expect(try await bob.get("/\(path(id))").status == 200)
-            #expect(try await bob.get("/conversations").status == 200)
-            for upload in stalled { #expect(try await upload.finish(Array(repeating: 2, count: 999)).status == 200) }
             try await uploadHTTP.shutdown()
         }
+    }
+
+    private func serveBesideStalledUploads(_ harness: SyncHarness, _ uploads: TestClient) async throws {
+        var stalled: [StalledUpload] = []
+        for index in 0..<10 {
+            let uploader = try await harness.user("uploader\(index / 2)")
+            stalled.append(StalledUpload(client: uploads, url: try await uploader.slot(length: 1000), first: [1]))
+        }
+        defer { stalled.forEach { $0.abandon() } }
+        try await Task.sleep(for: .milliseconds(500))  // every upload has reached the server
+
+        // `user` asks for a nonce and opens a session; then a conversation, a message, a read.
+        let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
+        let sent = try await alice.send("still served", to: conversation)
+        let id = try #require(sent["id"]?.stringValue)
+        #expect(try await bob.get("/\(path(id))").status == 200)
+        #expect(try await bob.get("/conversations").status == 200)
+        for upload in stalled { #expect(try await upload.finish(Array(repeating: 2, count: 999)).status == 200) }
     }
 
     @Test("A user has a few uploads in progress at a time; the next is 429 with Retry-After until one ends")
