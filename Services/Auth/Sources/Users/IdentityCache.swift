@@ -69,9 +69,11 @@ final class IdentityCache: Sendable {
         guard ttl > .zero else { return }
         let now = ContinuousClock.now
         state.withLock { state in
+            // A notice raises the generation and records the new one: it came after the question
+            // if it records more than the question was asked at.
             guard state.listening, generation >= state.forgottenBefore,
-                state.userForgotten[key].map({ $0 < generation }) ?? true,
-                state.appForgotten[key.app].map({ $0 < generation }) ?? true
+                state.userForgotten[key].map({ $0 <= generation }) ?? true,
+                state.appForgotten[key.app].map({ $0 <= generation }) ?? true
             else { return }
             if state.entries.count >= Self.capacity {
                 state.entries = state.entries.filter { $0.value.until > now }
