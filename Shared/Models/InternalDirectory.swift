@@ -12,8 +12,8 @@ extension InternalAPI {
     /// `POST /internal/v1/identities/claims` (sync service): the claims of identity tokens that
     /// opened sessions. Each creates the user's identity or brings it up to date: a claim that is
     /// present replaces the stored field, an absent one keeps it (so what the app's backend wrote
-    /// through the Server API stays unless a later token says otherwise). Answered with an
-    /// ``Acknowledgement``.
+    /// through the Server API stays unless a later token says otherwise). Answered with
+    /// ``ClaimsRecorded``.
     public static let identityClaimsPath = "/internal/v1/identities/claims"
 
     /// `POST /internal/v1/identities/changed` (auth service), a ``UsersRequest``: the sync service
@@ -89,6 +89,13 @@ extension InternalAPI {
             case claims
             case appID = "app_id"
         }
+    }
+
+    public struct ClaimsRecorded: Codable, Sendable, Equatable {
+        /// The users whose identity was there and changed; a new identity is not listed (nobody
+        /// can have kept it).
+        public var changed: [String]
+        public init(changed: [String]) { self.changed = changed }
     }
 
     public struct BlockChanges: Codable, Sendable, Equatable {

@@ -51,6 +51,14 @@ public struct AuthFixture: Sendable {
     ) async throws -> T {
         let operatorToken = Secrets.randomToken()
         var authSettings = AuthSettings(operatorToken: operatorToken, caSource: caSource, syncURL: syncURL)
+        // With sync, as in `layer dev`: the sync service calls the auth service on the same listener.
+        // VoIP rings devices through sync, so it brings sync along.
+        let sync = syncSettings ?? (voipSettings != nil ? SyncSettings() : nil)
+        if sync == nil {
+            // Tests share one database, and any auth service reports any sign-in left unreported:
+            // one with no sync service to report to would put off the sign-ins of other tests.
+            authSettings.claimsReportInterval = .seconds(3600)
+        }
         configure(&authSettings)
         var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
         serverSettings.rateLimits = rateLimits
@@ -58,9 +66,6 @@ public struct AuthFixture: Sendable {
             serverSettings.tlsCertificatePath = tlsIdentity.certificatePath
             serverSettings.tlsKeyPath = tlsIdentity.keyPath
         }
-        // With sync, as in `layer dev`: the sync service calls the auth service on the same listener.
-        // VoIP rings devices through sync, so it brings sync along.
-        let sync = syncSettings ?? (voipSettings != nil ? SyncSettings() : nil)
         let services =
             [AuthService.configured(authSettings)] + (sync.map { [SyncService.configured($0)] } ?? [])
             + (namesSettings.map { [NamesService.configured($0)] } ?? [])

@@ -198,9 +198,8 @@ struct UserDirectoryTests {
     @Test("A sign-in while the sync service is down opens a session, and reaches the sync service once it is back")
     func reportsWhenSyncReturns() async throws {
         let port = try await LiveServer.freePort()
-        try await AuthFixture.run(
-            syncURL: "http://127.0.0.1:\(port)", configure: { $0.claimsReportInterval = .milliseconds(100) }
-        ) { auth in
+        let quickReports: @Sendable (inout AuthSettings) -> Void = { $0.claimsReportInterval = .milliseconds(100) }
+        try await AuthFixture.run(syncURL: "http://127.0.0.1:\(port)", configure: quickReports) { auth in
             let session = try await auth.session(user: "fay", claims: ["display_name": "Fay", "last_name": "Late"])
             #expect(!session.isEmpty)
             let unreported: PostgresQuery = "SELECT count(*) FROM auth.unreported_claims WHERE app_id = \(auth.app.id)"

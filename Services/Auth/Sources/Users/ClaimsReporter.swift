@@ -49,10 +49,11 @@ struct ClaimsReporter: Sendable {
     }
 
     private func report(_ entries: [UnreportedClaims], app: UUID, logger: Logger) async -> Bool {
+        let recorded: InternalAPI.ClaimsRecorded
         do {
-            _ = try await sync.post(
+            recorded = try await sync.post(
                 InternalAPI.identityClaimsPath, body: InternalAPI.ClaimsReport(appID: app, claims: entries.map(\.claims)),
-                as: InternalAPI.Acknowledgement.self, idempotent: true, logger: logger)
+                as: InternalAPI.ClaimsRecorded.self, idempotent: true, logger: logger)
         } catch {
             quietUntil.set(ContinuousClock.now + retry)
             logger.warning(
@@ -66,7 +67,7 @@ struct ClaimsReporter: Sendable {
             return false
         }
         quietUntil.set(nil)
-        await cache.changed(app: app, users: entries.map(\.claims.userID), logger: logger)
+        if !recorded.changed.isEmpty { await cache.changed(app: app, users: recorded.changed, logger: logger) }
         do {
             try await claims.reported(entries, logger: logger)
         } catch {

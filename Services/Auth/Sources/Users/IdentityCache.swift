@@ -12,7 +12,7 @@ import Synchronization
 /// tells every replica (itself included) on a PostgreSQL notification channel, where
 /// ``IdentityCacheListener`` hears it. Entries are used only while that listener is listening,
 /// and all are forgotten whenever it starts listening again, since notices sent meanwhile are
-/// lost. An answer that was on its way while any notice arrived is not kept.
+/// lost. An answer that was on its way while a notice about its user arrived is not kept.
 final class IdentityCache: Sendable {
     static let channel = "auth_identities"
     static let capacity = 10_000
@@ -26,7 +26,21 @@ final class IdentityCache: Sendable {
         var entries: [Key: (identity: InternalAPI.DirectoryIdentity, until: ContinuousClock.Instant)] = [:]
         /// Raised by every notice.
         var generation: UInt64 = 0
+        /// The generation at which a user, or every user of an app, was last forgotten, and
+        /// before which nothing asked may be kept (the listener started or stopped, or the
+        /// record of what was forgotten was itself cleared).
+        var userForgotten: [Key: UInt64] = [:]
+        var appForgotten: [UUID: UInt64] = [:]
+        var forgottenBefore: UInt64 = 0
         var listening = false
+
+        mutating func forgetEverything() {
+            generation &+= 1
+            forgottenBefore = generation
+            entries.removeAll()
+            userForgotten.removeAll()
+            appForgotten.removeAll()
+        }
     }
 
     let ttl: Duration
@@ -50,12 +64,17 @@ final class IdentityCache: Sendable {
     /// Where the notices stand: take it before asking the sync service, give it to ``keep``.
     var generation: UInt64 { state.withLock { $0.generation } }
 
-    /// Keeps an answer asked for at `generation`, unless a notice came in between.
+    /// Keeps an answer asked for at `generation`, unless a notice about the user came in between.
     func keep(_ identity: InternalAPI.DirectoryIdentity, for key: Key, askedAt generation: UInt64) {
         guard ttl > .zero else { return }
         let now = ContinuousClock.now
         state.withLock { state in
-            guard state.listening, state.generation == generation else { return }
+            // A notice raises the generation and records the new one: it came after the question
+            // if it records more than the question was asked at.
+            guard state.listening, generation >= state.forgottenBefore,
+                state.userForgotten[key].map({ $0 <= generation }) ?? true,
+                state.appForgotten[key.app].map({ $0 <= generation }) ?? true
+            else { return }
             if state.entries.count >= Self.capacity {
                 state.entries = state.entries.filter { $0.value.until > now }
                 if state.entries.count >= Self.capacity { state.entries.removeAll() }
@@ -67,11 +86,20 @@ final class IdentityCache: Sendable {
     /// Forgets these users of `app` (every user of it with nil).
     func forget(app: UUID, users: [String]?) {
         state.withLock { state in
+            if state.userForgotten.count + (users?.count ?? 0) > Self.capacity {
+                state.forgetEverything()
+                return
+            }
             state.generation &+= 1
             if let users {
-                for user in users { state.entries[Key(app: app, user: user)] = nil }
+                for user in users {
+                    let key = Key(app: app, user: user)
+                    state.entries[key] = nil
+                    state.userForgotten[key] = state.generation
+                }
             } else {
                 state.entries = state.entries.filter { $0.key.app != app }
+                state.appForgotten[app] = state.generation
             }
         }
     }
@@ -79,8 +107,7 @@ final class IdentityCache: Sendable {
     /// The listener started or stopped listening: either way, nothing kept can be trusted.
     func listening(_ listening: Bool) {
         state.withLock { state in
-            state.generation &+= 1
-            state.entries.removeAll()
+            state.forgetEverything()
             state.listening = listening
         }
     }

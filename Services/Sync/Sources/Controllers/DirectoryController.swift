@@ -29,7 +29,8 @@ struct DirectoryController {
         return try Response.json(InternalAPI.IdentitiesResponse(identities: records.map(\.directoryIdentity)))
     }
 
-    /// Creates or updates identities from sign-ins' claims. A claim for what cannot be a user id
+    /// Creates or updates identities from sign-ins' claims; answers whose existing identity changed
+    /// (what the auth service may have cached). A claim for what cannot be a user id
     /// here is left out rather than refused, so that it does not hold up the others of its batch
     /// (the auth service would report the batch again and again).
     @Sendable func recordClaims(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -43,8 +44,8 @@ struct DirectoryController {
             context.logger.warning(
                 "Left out claims of users whose ids are no user ids", metadata: ["count": "\(body.claims.count - claims.count)"])
         }
-        try await service.repositories.identities.recordClaims(claims, app: body.appID, logger: context.logger)
-        return try Response.json(InternalAPI.Acknowledgement())
+        let changed = try await service.repositories.identities.recordClaims(claims, app: body.appID, logger: context.logger)
+        return try Response.json(InternalAPI.ClaimsRecorded(changed: changed))
     }
 
     /// Changes a user's blocks, then tells the users concerned what they may now see of each

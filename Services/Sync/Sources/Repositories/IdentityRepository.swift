@@ -36,11 +36,16 @@ struct IdentityRepository: PostgresRepository {
 
     /// Brings identities up to date with the claims of the identity tokens that opened sessions
     /// (a claim that is absent keeps the stored value), all in one transaction; a user without an
-    /// identity gets one. Writes nothing for a user whose fields would not change.
-    func recordClaims(_ claims: [InternalAPI.Identity], app: UUID, logger: Logger) async throws {
-        try await write(logger: logger) { connection in
-            for claim in claims {
-                try await connection.query(
+    /// identity gets one. Writes nothing for a user whose fields would not change. Returns the
+    /// users whose existing identity changed (not those who got a new one).
+    func recordClaims(_ claims: [InternalAPI.Identity], app: UUID, logger: Logger) async throws -> [String] {
+        // In user order, as every other writer of several identities goes, so that two of them
+        // never wait for each other (one user's claims keep their order).
+        let ordered = claims.enumerated().sorted { ($0.element.userID, $0.offset) < ($1.element.userID, $1.offset) }
+        return try await write(logger: logger) { connection in
+            var changed: [String] = []
+            for (_, claim) in ordered {
+                let rows = try await connection.query(
                     """
                     INSERT INTO sync.identities AS i (app_id, user_id, display_name, avatar_url, first_name, last_name)
                     VALUES (\(app), \(claim.userID), \(claim.displayName), \(claim.avatarURL), \(claim.firstName),
@@ -54,8 +59,14 @@ struct IdentityRepository: PostgresRepository {
                     WHERE (i.display_name, i.avatar_url, i.first_name, i.last_name)
                         IS DISTINCT FROM (coalesce(excluded.display_name, i.display_name), coalesce(excluded.avatar_url, i.avatar_url),
                                           coalesce(excluded.first_name, i.first_name), coalesce(excluded.last_name, i.last_name))
+                    RETURNING xmax <> 0
                     """, logger: logger)
+                // xmax is 0 in a row just inserted, and set in one an update wrote.
+                for try await updated in rows.decode(Bool.self) where updated && changed.last != claim.userID {
+                    changed.append(claim.userID)
+                }
             }
+            return changed
         }
     }
 
