@@ -78,9 +78,9 @@ extension InternalAPI {
     public struct ClaimsReport: Codable, Sendable, Equatable {
         public var appID: UUID
         /// The claims, one entry per user.
-        public var claims: [Identity]
+        public var claims: [SignInClaims]
 
-        public init(appID: UUID, claims: [Identity]) {
+        public init(appID: UUID, claims: [SignInClaims]) {
             self.appID = appID
             self.claims = claims
         }
@@ -88,6 +88,26 @@ extension InternalAPI {
         enum CodingKeys: String, CodingKey {
             case claims
             case appID = "app_id"
+        }
+    }
+
+    /// One user's identity-token claims, and when the latest sign-in they come from opened its
+    /// session. A report can arrive late (it is retried, and replicas report at once); the sync
+    /// service applies it only to an identity that nobody changed after that sign-in, so that an
+    /// old token never undoes a newer edit.
+    public struct SignInClaims: Codable, Sendable, Equatable {
+        public var identity: Identity
+        /// In microseconds since 1970, by the auth service's database clock.
+        public var signedInAt: Int64
+
+        public init(identity: Identity, signedInAt: Int64) {
+            self.identity = identity
+            self.signedInAt = signedInAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case identity
+            case signedInAt = "signed_in_at_us"
         }
     }
 

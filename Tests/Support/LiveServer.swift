@@ -11,6 +11,7 @@ import NIOPosix
 import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// A service (or several) served for real on a free loopback port, over the test database.
 public struct LiveServer: Sendable {
@@ -65,26 +66,64 @@ public struct LiveServer: Sendable {
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
         let group = ServiceGroup(
             configuration: .layer(app, settings: serverSettings, signals: [], cancellationTimeout: nil, logger: logger))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw CancellationError() }
-            let scheme = serverSettings.tlsCertificatePath == nil ? "http" : "https"
-            let server = LiveServer(
-                baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared,
-                settings: serverSettings, plans: services)
-            do {
-                let result = try await body(server)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
+        // Not a child task: a server that does not stop is left behind (see ``stop(_:running:)``)
+        // rather than holding up the test, and the rest of the run, for ever.
+        let running = Task {
+            // A group that ends before it listens (its start failed) ends the wait for its port.
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            try await running.value
+            throw CancellationError()
+        }
+        let scheme = serverSettings.tlsCertificatePath == nil ? "http" : "https"
+        let server = LiveServer(
+            baseURL: "\(scheme)://127.0.0.1:\(port)", port: port, postgres: postgres, http: HTTPClient.shared,
+            settings: serverSettings, plans: services)
+        let result: T
+        do {
+            result = try await body(server)
+        } catch {
+            try? await stop(group, running: running, logger: logger)
+            throw error
+        }
+        try await stop(group, running: running, logger: logger)
+        return result
+    }
+
+    /// Shuts the server down gracefully and waits for it to end. One that has not ended a minute
+    /// later is left running, with a warning on standard error: a test that got this far
+    /// passed, and waiting for ever would stop the whole run. (This happens after PostgreSQL
+    /// restarts under load, where a PostgresNIO call can stay pending and ignore cancellation; a
+    /// real process ends anyway, by the cancellation deadline of ``ServiceGroupConfiguration/layer``.)
+    private static func stop(_ group: ServiceGroup, running: Task<Void, any Error>, logger: Logger) async throws {
+        await group.triggerGracefulShutdown()
+        let ended = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = Once(continuation)
+            Task { @Sendable in
+                _ = await running.result
+                once.resume(true)
+            }
+            Task { @Sendable in
+                try? await Task.sleep(for: .seconds(60))
+                once.resume(false)
             }
         }
+        if ended {
+            try await running.value
+        } else {
+            FileHandle.standardError.write(Data("warning: a test server did not stop within a minute; left running\n".utf8))
+        }
     }
+}
+
+/// A continuation resumed by the first of several callers.
+private final class Once: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+    init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Mutex(continuation) }
+    func resume(_ value: Bool) { continuation.withLock { $0.take() }?.resume(returning: value) }
 }
 
 extension LiveServer {

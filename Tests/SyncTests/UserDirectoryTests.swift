@@ -236,6 +236,53 @@ struct UserDirectoryTests {
         }
     }
 
+    @Test("Claims of a sign-in reported late never undo what the app wrote after that sign-in")
+    func lateClaimsKeepNewerEdits() async throws {
+        let port = try await LiveServer.freePort()
+        let quickReports: @Sendable (inout AuthSettings) -> Void = { $0.claimsReportInterval = .milliseconds(100) }
+        try await AuthFixture.run(syncURL: "http://127.0.0.1:\(port)", configure: quickReports) { auth in
+            // Signed in while the sync service is down; the report waits (here: until released below).
+            _ = try await auth.session(user: "hal", claims: ["display_name": "Hal (token)", "last_name": "Token"])
+            let app = auth.app.id
+            @Sendable func holdReports(_ held: Bool) async throws {
+                let due = held ? "infinity" : "-infinity"
+                try await auth.server.postgres.query(
+                    "UPDATE auth.unreported_claims SET next_attempt_at = \(due)::timestamptz WHERE app_id = \(app)",
+                    logger: .test)
+            }
+            // A report already under way fails at once (nothing listens yet), and puts off its row
+            // again: held once nothing overrides the hold any more.
+            let held: PostgresQuery =
+                "SELECT count(*) FROM auth.unreported_claims WHERE app_id = \(app) AND next_attempt_at = 'infinity'"
+            #expect(
+                try await eventually {
+                    try await holdReports(true)
+                    try await Task.sleep(for: .milliseconds(300))
+                    return try await count(auth, held) == 1
+                })
+            let token = try await auth.serverAPIToken()
+
+            var syncSettings = SyncSettings()
+            syncSettings.authURL = auth.server.baseURL
+            try await LiveServer.run([SyncService.configured(syncSettings)], settings: auth.server.settings, port: port) { sync in
+                let viaSync = ServerClient(appID: app.lowercased, token: token, client: TestClient(baseURL: sync.baseURL))
+                #expect(try await viaSync.post("/users/hal/identity", ["display_name": "Hal (app)"]).status == 201)
+                try await holdReports(false)
+                let unreported: PostgresQuery = "SELECT count(*) FROM auth.unreported_claims WHERE app_id = \(app)"
+                #expect(try await eventually { try await count(auth, unreported) == 0 })
+                let identity = try await viaSync.get("/users/hal/identity").json
+                #expect(identity?["display_name"] == "Hal (app)")
+                #expect(identity?["last_name"] == .null)
+
+                // A sign-in after the edit changes what its token carries.
+                _ = try await auth.session(user: "hal", claims: ["last_name": "Later"])
+                let later = try await viaSync.get("/users/hal/identity").json
+                #expect(later?["display_name"] == "Hal (app)")
+                #expect(later?["last_name"] == "Later")
+            }
+        }
+    }
+
     func count(_ auth: AuthFixture, _ query: PostgresQuery) async throws -> Int64 {
         for try await value in try await auth.server.postgres.query(query, logger: .test).decode(Int64.self) { return value }
         return 0

@@ -3,7 +3,8 @@ import LayerServer
 /// The identity-token claims the sync service has yet to be told of: a row per user whose
 /// sign-in could not be reported at once (or is being reported), holding the claims of every
 /// such sign-in merged in order (a later claim replaces an earlier one, an absent one keeps it),
-/// and a version that each sign-in raises, so a report clears only what it carried. The reporter
+/// a version that each sign-in raises, so a report clears only what it carried, and the time of
+/// the latest of those sign-ins, so that the sync service never lets them undo a newer edit. The reporter
 /// retries each row at `next_attempt_at`, later after every failed attempt.
 let m0002UnreportedClaims = Migration(
     2, "unreported_claims",
@@ -17,6 +18,7 @@ let m0002UnreportedClaims = Migration(
             first_name text,
             last_name text,
             version bigint NOT NULL DEFAULT 1,
+            signed_in_at timestamptz NOT NULL DEFAULT now(),
             attempts integer NOT NULL DEFAULT 0,
             next_attempt_at timestamptz NOT NULL DEFAULT now(),
             created_at timestamptz NOT NULL DEFAULT now(),

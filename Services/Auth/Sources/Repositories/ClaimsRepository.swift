@@ -8,7 +8,7 @@ import PostgresNIO
 /// sign-in since the last report, merged in order.
 struct UnreportedClaims: Sendable, Equatable {
     var app: UUID
-    var claims: InternalAPI.Identity
+    var claims: InternalAPI.SignInClaims
     /// Raised by every sign-in: a report clears the row only if no sign-in came after it.
     var version: Int64
 }
@@ -27,15 +27,18 @@ struct ClaimsRepository: PostgresRepository {
             FROM (SELECT app_id, user_id FROM auth.unreported_claims WHERE next_attempt_at <= now()
                   ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS due
             WHERE c.app_id = due.app_id AND c.user_id = due.user_id
-            RETURNING c.app_id, c.user_id, c.display_name, c.avatar_url, c.first_name, c.last_name, c.version
+            RETURNING c.app_id, c.user_id, c.display_name, c.avatar_url, c.first_name, c.last_name, c.version,
+                      \(unescaped: Self.signedInMicroseconds("c"))
             """, logger: logger)
         return try rows.map { row in
-            let (app, user, displayName, avatarURL, firstName, lastName, version) = try row.decode(
-                (UUID, String, String?, String?, String?, String?, Int64).self)
+            let (app, user, displayName, avatarURL, firstName, lastName, version, signedInAt) = try row.decode(
+                (UUID, String, String?, String?, String?, String?, Int64, Int64).self)
             return UnreportedClaims(
                 app: app,
                 claims: .init(
-                    userID: user, displayName: displayName, avatarURL: avatarURL, firstName: firstName, lastName: lastName),
+                    identity: .init(
+                        userID: user, displayName: displayName, avatarURL: avatarURL, firstName: firstName, lastName: lastName),
+                    signedInAt: signedInAt),
                 version: version)
         }
     }
@@ -46,7 +49,7 @@ struct ClaimsRepository: PostgresRepository {
         try await write(
             """
             DELETE FROM auth.unreported_claims c
-            USING unnest(\(entries.map(\.app))::uuid[], \(entries.map(\.claims.userID))::text[],
+            USING unnest(\(entries.map(\.app))::uuid[], \(entries.map(\.claims.identity.userID))::text[],
                          \(entries.map(\.version))::bigint[]) AS r(app_id, user_id, version)
             WHERE c.app_id = r.app_id AND c.user_id = r.user_id AND c.version = r.version
             """, logger: logger)
@@ -61,10 +64,17 @@ struct ClaimsRepository: PostgresRepository {
             UPDATE auth.unreported_claims c SET attempts = c.attempts + 1,
                 next_attempt_at = now() + make_interval(
                     secs => least(\(first.inSeconds) * power(2, least(c.attempts, 30)), \(longest.inSeconds)))
-            FROM unnest(\(entries.map(\.app))::uuid[], \(entries.map(\.claims.userID))::text[],
+            FROM unnest(\(entries.map(\.app))::uuid[], \(entries.map(\.claims.identity.userID))::text[],
                         \(entries.map(\.version))::bigint[]) AS r(app_id, user_id, version)
             WHERE c.app_id = r.app_id AND c.user_id = r.user_id AND c.version = r.version
             """, logger: logger)
+    }
+}
+
+extension ClaimsRepository {
+    /// The `signed_in_at` of the rows named `table`, in whole microseconds since 1970.
+    static func signedInMicroseconds(_ table: String) -> String {
+        "(extract(epoch FROM \(table).signed_in_at) * 1000000)::bigint"
     }
 }
 

@@ -71,10 +71,11 @@ struct SessionRepository: PostgresRepository {
     /// keeps the binding it had. Of concurrent statements with the same nonce exactly one deletes
     /// it, so exactly one opens a session. The token's claims join the user's claims that the
     /// sync service has yet to be told of (``UnreportedClaims``), in the same statement, so that
-    /// no sign-in goes unreported.
+    /// no sign-in goes unreported; the reporter leaves them for `reportHold`, while the sign-in
+    /// reports them itself.
     func openSession(
         app: UUID, identity: InternalAPI.Identity, nonce: String, token: String, renewing: String?, ttlSeconds: Int,
-        certificateThumbprint: String?, logger: Logger
+        certificateThumbprint: String?, reportHold: Duration, logger: Logger
     ) async throws -> OpenOutcome {
         let expiresAt = Date().addingTimeInterval(TimeInterval(ttlSeconds))
         let renewingHash = renewing.map { Data(Secrets.hash($0)) }
@@ -112,36 +113,43 @@ struct SessionRepository: PostgresRepository {
                 WHERE NOT EXISTS (SELECT 1 FROM renewed)
                 RETURNING 1
             ), unreported AS (
-                INSERT INTO auth.unreported_claims AS c (app_id, user_id, display_name, avatar_url, first_name, last_name)
+                INSERT INTO auth.unreported_claims AS c (
+                    app_id, user_id, display_name, avatar_url, first_name, last_name, next_attempt_at)
                 SELECT \(app), \(identity.userID), \(identity.displayName), \(identity.avatarURL), \(identity.firstName),
-                       \(identity.lastName)
+                       \(identity.lastName), now() + make_interval(secs => \(reportHold.inSeconds))
                 FROM stored
                 ON CONFLICT (app_id, user_id) DO UPDATE SET
                     display_name = COALESCE(EXCLUDED.display_name, c.display_name),
                     avatar_url = COALESCE(EXCLUDED.avatar_url, c.avatar_url),
                     first_name = COALESCE(EXCLUDED.first_name, c.first_name),
                     last_name = COALESCE(EXCLUDED.last_name, c.last_name),
-                    version = c.version + 1, attempts = 0, next_attempt_at = now()
-                RETURNING display_name, avatar_url, first_name, last_name, version
+                    version = c.version + 1, attempts = 0, next_attempt_at = excluded.next_attempt_at, signed_in_at = now()
+                RETURNING display_name, avatar_url, first_name, last_name, version,
+                          \(unescaped: ClaimsRepository.signedInMicroseconds("c")) AS signed_in_us
             )
             SELECT EXISTS (SELECT 1 FROM blocked), EXISTS (SELECT 1 FROM renewed), EXISTS (SELECT 1 FROM opened),
                    stored.display_name, stored.avatar_url, stored.first_name, stored.last_name,
                    (SELECT certificate_thumbprint FROM renewed),
                    unreported.display_name, unreported.avatar_url, unreported.first_name, unreported.last_name,
-                   unreported.version
+                   unreported.version, unreported.signed_in_us
             FROM (SELECT 1) AS one LEFT JOIN stored ON true LEFT JOIN unreported ON true
             """, logger: logger)
         for stored in rows {
             let row = try stored.decode(
-                (Bool, Bool, Bool, String?, String?, String?, String?, String?, String?, String?, String?, String?, Int64?)
-                    .self)
+                (
+                    Bool, Bool, Bool, String?, String?, String?, String?, String?, String?, String?, String?, String?, Int64?,
+                    Int64?
+                ).self)
             let user = UserRecord(
                 identity: .init(
                     userID: identity.userID, displayName: row.3, avatarURL: row.4, firstName: row.5, lastName: row.6),
                 suspended: false)
             let unreported = UnreportedClaims(
                 app: app,
-                claims: .init(userID: identity.userID, displayName: row.8, avatarURL: row.9, firstName: row.10, lastName: row.11),
+                claims: .init(
+                    identity: .init(
+                        userID: identity.userID, displayName: row.8, avatarURL: row.9, firstName: row.10, lastName: row.11),
+                    signedInAt: row.13 ?? 0),
                 version: row.12 ?? 0)
             if row.0 { return .suspended }
             if row.1 { return .renewed(user, unreported, certificateThumbprint: row.7) }

@@ -49,9 +49,11 @@ struct Sessions: Sendable {
         var thumbprint = boundThumbprint
         let user: UserRecord
         let unreported: UnreportedClaims
+        let hold = reporter.hold
         switch try await sessions.openSession(
             app: app.id, identity: identity, nonce: verified.nonce, token: token, renewing: renewing,
-            ttlSeconds: app.sessionTTLSeconds, certificateThumbprint: boundThumbprint, logger: logger)
+            ttlSeconds: app.sessionTTLSeconds, certificateThumbprint: boundThumbprint, reportHold: hold,
+            logger: logger)
         {
         case .opened(let stored, let claims):
             user = stored
@@ -73,7 +75,7 @@ struct Sessions: Sendable {
         }
         // Before the client has its session, the sync service knows the user (unless it is
         // down: then the report is made later, and the session opens all the same).
-        await reporter.report(unreported, logger: logger)
+        await reporter.report(unreported, held: hold, logger: logger)
         return Opened(
             token: token, ttlSeconds: app.sessionTTLSeconds, appID: app.id, identity: user.identity,
             certificateThumbprint: thumbprint, expiresAt: Date().addingTimeInterval(TimeInterval(app.sessionTTLSeconds)))

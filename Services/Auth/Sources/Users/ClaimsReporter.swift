@@ -28,13 +28,19 @@ struct ClaimsReporter: Sendable {
         self.retry = retry
     }
 
+    /// How long the reporter leaves a new sign-in's claims alone: the lease of the sign-in's own
+    /// report (so the two do not both send them), or nothing while sign-ins leave their claims to
+    /// the reporter.
+    var hold: Duration { quietUntil.isQuiet ? .zero : .seconds(30) }
+
     /// A minute, or thirty times ``retry`` if that is less.
     var longestRetry: Duration { min(.seconds(60), retry * 30) }
 
-    /// Reports one sign-in's claims (with those of earlier sign-ins still unreported); never fails.
-    func report(_ entry: UnreportedClaims, logger: Logger) async {
-        // Its row is due now: the reporter's next round takes it.
-        guard !quietUntil.isQuiet else { return }
+    /// Reports one sign-in's claims (with those of earlier sign-ins still unreported) if the
+    /// sign-in held them for ``hold``; never fails. Claims not held are due now: the reporter's
+    /// next round takes them.
+    func report(_ entry: UnreportedClaims, held: Duration, logger: Logger) async {
+        guard held > .zero else { return }
         _ = await report([entry], app: entry.app, logger: logger)
     }
 

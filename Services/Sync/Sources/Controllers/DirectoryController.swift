@@ -39,7 +39,9 @@ struct DirectoryController {
         guard body.claims.count <= Self.maxUsers else {
             throw APIError.invalid("claims", "At most \(Self.maxUsers) claims at once.")
         }
-        let claims = body.claims.filter { (try? userID(fromText: $0.userID, property: "user_id")) == $0.userID }
+        let claims = body.claims.filter {
+            (try? userID(fromText: $0.identity.userID, property: "user_id")) == $0.identity.userID
+        }
         if claims.count < body.claims.count {
             context.logger.warning(
                 "Left out claims of users whose ids are no user ids", metadata: ["count": "\(body.claims.count - claims.count)"])

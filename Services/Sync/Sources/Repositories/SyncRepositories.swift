@@ -93,12 +93,14 @@ extension PostgresConnection {
     }
 
     /// Makes sure every user has an identity row (participants named before they ever signed in).
+    /// An empty row counts as never changed, so that the claims of any sign-in fill it in, even of
+    /// one that opened its session before the row was made and is reported only later.
     func ensureIdentities(app: UUID, users: [String], logger: Logger) async throws {
         guard !users.isEmpty else { return }
         try await query(
             """
-            INSERT INTO sync.identities (app_id, user_id)
-            SELECT \(app), u FROM unnest(\(users)::text[]) AS u ORDER BY u
+            INSERT INTO sync.identities (app_id, user_id, updated_at)
+            SELECT \(app), u, '-infinity' FROM unnest(\(users)::text[]) AS u ORDER BY u
             ON CONFLICT DO NOTHING
             """, logger: logger)
     }
