@@ -20,6 +20,7 @@ import _CryptoExtras
 ///     swift run -c release layer-bench [--clients 8] [--sessions 4000] [--seconds 5]
 ///     swift run -c release layer-bench sync [--clients 16] [--seconds 5]
 ///     swift run -c release layer-bench push [--sockets 500] [--seconds 10] [--rates 200,1000] [--idle-sockets 2000]
+///     swift run -c release layer-bench push --histories 100,10000,100000
 ///     swift run -c release layer-bench names [--records 10000,100000] [--clients 16] [--seconds 5]
 ///     swift run -c release layer-bench stun [--in-flight 32] [--seconds 5]
 ///
@@ -189,6 +190,8 @@ struct Options {
     var sockets = 500
     var rates = [200, 1000]
     var idleSockets = 2000
+    /// `push --histories 100,10000`: instead, the latency into conversations of that many messages.
+    var histories: [Int] = []
     /// `names`: the sizes of the stores imported; `sync`: leave the names service out.
     var records = [10_000, 100_000]
     var withoutNames = false
@@ -207,6 +210,7 @@ struct Options {
             case "--sockets": sockets = Int(value) ?? sockets
             case "--rates": rates = value.split(separator: ",").compactMap { Int($0) }
             case "--idle-sockets": idleSockets = Int(value) ?? idleSockets
+            case "--histories": histories = value.split(separator: ",").compactMap { Int($0) }
             case "--records": records = value.split(separator: ",").compactMap { Int($0) }
             case "--in-flight": inFlight = Int(value) ?? inFlight
             case "--without-names":

@@ -6,6 +6,7 @@ import LayerServer
 import Logging
 import NIOCore
 import NIOPosix
+import PostgresNIO
 import Synchronization
 
 /// `layer-bench push`: how long a sent message takes to reach the other participant's WebSocket
@@ -22,6 +23,7 @@ struct PushRunner {
     var options: Options { runner.options }
 
     func run() async throws {
+        if !options.histories.isEmpty { return try await historyLatency() }
         // 1. Pairs of users (2p, 2p + 1), one conversation and one WebSocket each.
         let pairs = max(1, options.sockets / 2)
         let sessions = try await sessions(pairs * 2, prefix: "push")
@@ -80,6 +82,58 @@ struct PushRunner {
 
         // 3. Memory per idle WebSocket in a `layer-sync` process of its own.
         try await idleSocketMemory(count: options.idleSockets)
+    }
+
+    /// Send→push latency into a two-person conversation that already holds `size` messages, for
+    /// each size: the cost of a change must not grow with the history. 200 messages, one every
+    /// 20 ms, each timed from its 201 to the other member's socket.
+    func historyLatency() async throws {
+        print("history (messages) | sent | delivered | p50 ms | p99 ms | max ms | filled in")
+        for (index, size) in options.histories.enumerated() {
+            let sessions = try await sessions(2, prefix: "history\(index)")
+            let conversation = try await sync.create(session: sessions[0], members: ["history\(index)-1"])
+            let started = ContinuousClock.now
+            try await fill(conversation, messages: size, sender: "history\(index)-0", session: sessions[0])
+            let filled = ContinuousClock.now - started
+            let deliveries = Deliveries()
+            let sockets = try await BenchSocket.open([webSocketURL(base, sessions[1])], logger: logger) { socket, text in
+                deliveries.received(text, on: socket)
+            }
+            try await Task.sleep(for: .seconds(1))
+            for message in 0..<200 {
+                do {
+                    let id = try await sync.send(session: sessions[0], conversation: conversation, text: "h\(message)")
+                    deliveries.sent(id, to: 0, at: ContinuousClock.now)
+                } catch {
+                    deliveries.failed(error)
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let drainEnd = ContinuousClock.now + .seconds(5)
+            while !deliveries.complete, ContinuousClock.now < drainEnd { try await Task.sleep(for: .milliseconds(50)) }
+            print("\(size) | " + deliveries.latencySummary() + String(format: " | %.1f s", milliseconds(filled) / 1000))
+            await BenchSocket.close(sockets)
+        }
+    }
+
+    /// Puts `count` copies of a message sent through the API straight into the conversation.
+    func fill(_ conversation: String, messages count: Int, sender: String, session: String) async throws {
+        guard count > 1 else { return }
+        let first = try await sync.send(session: session, conversation: conversation, text: "history")
+        guard let id = UUID(uuidString: String(first.split(separator: "/").last ?? "")),
+            let conversationID = UUID(uuidString: String(conversation.split(separator: "/").last ?? ""))
+        else { throw BenchError("unexpected ids \(first), \(conversation)") }
+        let extra = Int64(count - 1)
+        try await sync.postgres.write(
+            """
+            WITH c AS (
+                UPDATE sync.conversations SET last_position = last_position + \(extra), last_message_at = now()
+                WHERE id = \(conversationID) RETURNING last_position)
+            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts)
+            SELECT m.app_id, gen_random_uuid(), m.conversation_id, c.last_position - \(extra) + g, m.sender_id, m.parts
+            FROM sync.messages m, c, generate_series(1, \(extra)) AS g
+            WHERE m.id = \(id)
+            """, logger: logger)
     }
 
     func sessions(_ count: Int, prefix: String) async throws -> [String] {
@@ -227,15 +281,27 @@ final class Deliveries: Sendable {
 
     var complete: Bool { state.withLock { s in s.sent.allSatisfy { s.arrived[$0.key] != nil } } }
 
+    /// The `p` quantile of sorted `latencies`, in milliseconds with one decimal.
+    static func rank(_ p: Double, of latencies: [Double]) -> String {
+        latencies.isEmpty
+            ? "-" : String(format: "%.1f", latencies[max(0, Int((p * Double(latencies.count)).rounded(.up)) - 1)])
+    }
+
+    /// `sent | delivered | p50 | p99 | max` in milliseconds, push arrival minus 201.
+    func latencySummary() -> String {
+        state.withLock { s in
+            let latencies = s.sent.compactMap { sent in s.arrived[sent.key].map { milliseconds($0 - sent.at) } }.sorted()
+            func rank(_ p: Double) -> String { Self.rank(p, of: latencies) }
+            return "\(s.sent.count) | \(latencies.count) | \(rank(0.5)) | \(rank(0.99)) | \(rank(1))"
+        }
+    }
+
     /// One line of the table: latency is the push's arrival minus the 201's, per message.
     func row(rate: Int, start: ContinuousClock.Instant, cpu: CPUTime.Split) -> String {
         state.withLock { s in
             let latencies = s.sent.compactMap { sent in s.arrived[sent.key].map { milliseconds($0 - sent.at) } }.sorted()
             let last = s.sent.map(\.at).max() ?? start
-            func rank(_ p: Double) -> String {
-                latencies.isEmpty
-                    ? "-" : String(format: "%.1f", latencies[max(0, Int((p * Double(latencies.count)).rounded(.up)) - 1)])
-            }
+            func rank(_ p: Double) -> String { Self.rank(p, of: latencies) }
             for failure in Set(s.failures).prefix(3) { print("send failed: \(failure)") }
             return "\(rate) | \(s.sent.count) | \(latencies.count) | \(s.failures.count) | "
                 + String(format: "%.0f", Double(s.sent.count) / milliseconds(last - start) * 1000)

@@ -37,7 +37,7 @@ struct BadgeRepository: PostgresRepository {
             """
             SELECT (SELECT external_unread_count FROM sync.badges WHERE app_id = \(app) AND user_id = \(user)),
                 count(*) FILTER (WHERE unread > 0), coalesce(sum(unread), 0)::bigint
-            FROM (SELECT \(unescaped: unreadMessagesOfParticipant) AS unread
+            FROM (SELECT p.unread_count AS unread
                 FROM sync.participants p JOIN sync.conversations c ON c.id = p.conversation_id
                 WHERE p.app_id = \(app) AND p.user_id = \(user) AND NOT p.hidden AND c.deleted_at IS NULL) AS counts
             """, logger: logger)

@@ -73,7 +73,7 @@ extension ChangelogRepository {
         let list = Array(pairs)
         let rows = try await connection.query(
             """
-            SELECT p.conversation_id, p.user_id, \(unescaped: unreadMessagesOfParticipant)
+            SELECT p.conversation_id, p.user_id, p.unread_count
             FROM unnest(\(list.map(\.conversation)), \(list.map(\.user))) AS w(conversation, usr)
             JOIN sync.participants p ON p.conversation_id = w.conversation AND p.user_id = w.usr AND p.app_id = \(app)
             """, logger: logger)

@@ -29,14 +29,12 @@ extension PostgresConnection {
         return result
     }
 
-    /// What one viewer sees of each conversation: how many messages, how many unread, the last one.
+    /// What one viewer sees of each conversation: how many messages, how many unread (kept in their
+    /// participant row, see ``m0008ParticipantCounts``), the last one.
     func viewerStats(app: UUID, conversations: [UUID], viewer: String, logger: Logger) async throws -> [UUID: ViewerStats] {
         let rows = try await query(
             """
-            SELECT p.conversation_id,
-                (SELECT count(*) FROM sync.messages m
-                 WHERE m.conversation_id = p.conversation_id AND \(unescaped: messageVisibleToParticipant)),
-                \(unescaped: unreadMessagesOfParticipant),
+            SELECT p.conversation_id, p.message_count, p.unread_count,
                 (SELECT m.id FROM sync.messages m
                  WHERE m.conversation_id = p.conversation_id AND \(unescaped: messageVisibleToParticipant)
                  ORDER BY m.position DESC LIMIT 1)

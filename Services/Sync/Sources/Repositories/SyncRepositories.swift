@@ -120,7 +120,8 @@ extension PostgresConnection {
 
 /// The part of a SQL condition that decides whether participant `p` sees message `m`: within the
 /// part of the history they may see, not deleted for everybody or from their devices, and not
-/// from someone they blocked.
+/// from someone they blocked. (`sync.count_messages` of ``m0008ParticipantCounts`` counts by the
+/// same rule: a change here is a change there.)
 let messageVisibleToParticipant = """
     m.deleted_at IS NULL AND m.position > p.cleared_position
     AND (p.left_position IS NULL OR m.position <= p.left_position)
@@ -128,14 +129,4 @@ let messageVisibleToParticipant = """
         WHERE t.message_id = m.id AND t.user_id = p.user_id AND 'deleted' = ANY(t.tags))
     AND NOT EXISTS (SELECT 1 FROM sync.blocks b
         WHERE b.app_id = p.app_id AND b.owner_id = p.user_id AND b.blocked_id = m.sender_id)
-    """
-
-/// How many messages participant `p` has not read: after their read mark, not their own, visible
-/// to them, and without a read receipt of theirs.
-let unreadMessagesOfParticipant = """
-    (SELECT count(*) FROM sync.messages m
-     WHERE m.conversation_id = p.conversation_id AND m.position > p.read_position
-       AND m.sender_id IS DISTINCT FROM p.user_id AND \(messageVisibleToParticipant)
-       AND NOT EXISTS (SELECT 1 FROM sync.receipts r
-           WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2))
     """
