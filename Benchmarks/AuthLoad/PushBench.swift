@@ -6,7 +6,6 @@ import LayerServer
 import Logging
 import NIOCore
 import NIOPosix
-import PostgresNIO
 import Synchronization
 
 /// `layer-bench push`: how long a sent message takes to reach the other participant's WebSocket
@@ -93,7 +92,7 @@ struct PushRunner {
             let sessions = try await sessions(2, prefix: "history\(index)")
             let conversation = try await sync.create(session: sessions[0], members: ["history\(index)-1"])
             let started = ContinuousClock.now
-            try await fill(conversation, messages: size, sender: "history\(index)-0", session: sessions[0])
+            try await sync.fill(conversation, messages: size, session: sessions[0])
             let filled = ContinuousClock.now - started
             let deliveries = Deliveries()
             let sockets = try await BenchSocket.open([webSocketURL(base, sessions[1])], logger: logger) { socket, text in
@@ -114,26 +113,6 @@ struct PushRunner {
             print("\(size) | " + deliveries.latencySummary() + String(format: " | %.1f s", milliseconds(filled) / 1000))
             await BenchSocket.close(sockets)
         }
-    }
-
-    /// Puts `count` copies of a message sent through the API straight into the conversation.
-    func fill(_ conversation: String, messages count: Int, sender: String, session: String) async throws {
-        guard count > 1 else { return }
-        let first = try await sync.send(session: session, conversation: conversation, text: "history")
-        guard let id = UUID(uuidString: String(first.split(separator: "/").last ?? "")),
-            let conversationID = UUID(uuidString: String(conversation.split(separator: "/").last ?? ""))
-        else { throw BenchError("unexpected ids \(first), \(conversation)") }
-        let extra = Int64(count - 1)
-        try await sync.postgres.write(
-            """
-            WITH c AS (
-                UPDATE sync.conversations SET last_position = last_position + \(extra), last_message_at = now()
-                WHERE id = \(conversationID) RETURNING last_position)
-            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts)
-            SELECT m.app_id, gen_random_uuid(), m.conversation_id, c.last_position - \(extra) + g, m.sender_id, m.parts
-            FROM sync.messages m, c, generate_series(1, \(extra)) AS g
-            WHERE m.id = \(id)
-            """, logger: logger)
     }
 
     func sessions(_ count: Int, prefix: String) async throws -> [String] {

@@ -101,6 +101,71 @@ struct SyncRunner {
         }
         print("resident memory of this process (services, PostgreSQL client and load generator): \(runner.residentMB()) MB")
         try await explain(reader: "catch-up-reader")
+        try await firstSync(conversations: 1500, messages: 100)
+    }
+
+    /// 5. A new device of a user in `conversations` two-person conversations of `messages` messages
+    ///    each, nine in ten of them read on another device: `POST /sync` from anchor 0 with the
+    ///    default policy and page size, following `more`, three times.
+    func firstSync(conversations count: Int, messages: Int) async throws {
+        let reader = try await session(user: "first-sync-reader")
+        let (conversations, _) = try await runner.timed(count) { index in
+            let sender = try await session(user: "first-sync-\(index)")
+            let conversation = try await create(session: sender, members: ["first-sync-reader"])
+            try await fill(conversation, messages: messages, session: sender)
+            return conversation
+        }
+        let read = conversations.enumerated().filter { $0.offset % 10 != 0 }.compactMap {
+            UUID(uuidString: String($0.element.split(separator: "/").last ?? ""))
+        }
+        try await postgres.write(
+            """
+            UPDATE sync.participants p SET read_position = c.last_position FROM sync.conversations c
+            WHERE c.id = p.conversation_id AND p.user_id = 'first-sync-reader' AND p.conversation_id = ANY(\(read))
+            """, logger: Logger(label: "bench"))
+        var times: [String] = []
+        var pages = 0
+        var operations = 0
+        for _ in 0..<3 {
+            let start = ContinuousClock.now
+            var anchor: JSONValue = .number(0)
+            pages = 0
+            operations = 0
+            while true {
+                let answer = try await runner.call(.POST, "/sync", json: ["anchor": anchor], session: reader)
+                guard answer.status == 200, let page = answer.json else { throw BenchError("sync answered \(answer.status)") }
+                pages += 1
+                if case .array(let list)? = page["operations"] { operations += list.count }
+                anchor = page["anchor"] ?? anchor
+                if page["more"] != .bool(true) { break }
+            }
+            times.append(String(format: "%.0f ms", runner.seconds(since: start) * 1000))
+        }
+        print(
+            "first sync of a user in \(count) conversations of \(messages) messages (9 in 10 read): \(pages) pages, "
+                + "\(operations) operations: " + times.joined(separator: ", "))
+    }
+
+    /// Puts `count - 1` copies of a message sent through the API straight into the conversation
+    /// (`count` in all): a long history in seconds.
+    func fill(_ conversation: String, messages count: Int, session: String) async throws {
+        guard count > 0 else { return }
+        let first = try await send(session: session, conversation: conversation, text: "history")
+        guard count > 1 else { return }
+        guard let id = UUID(uuidString: String(first.split(separator: "/").last ?? "")),
+            let conversationID = UUID(uuidString: String(conversation.split(separator: "/").last ?? ""))
+        else { throw BenchError("unexpected ids \(first), \(conversation)") }
+        let extra = Int64(count - 1)
+        try await postgres.write(
+            """
+            WITH c AS (
+                UPDATE sync.conversations SET last_position = last_position + \(extra), last_message_at = now()
+                WHERE id = \(conversationID) RETURNING last_position)
+            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts)
+            SELECT m.app_id, gen_random_uuid(), m.conversation_id, c.last_position - \(extra) + g, m.sender_id, m.parts
+            FROM sync.messages m, c, generate_series(1, \(extra)) AS g
+            WHERE m.id = \(id)
+            """, logger: Logger(label: "bench"))
     }
 
     // MARK: Setup

@@ -68,24 +68,29 @@ let m0008ParticipantCounts = Migration(
         ON sync.participants FOR EACH ROW EXECUTE FUNCTION sync.participant_positions_changed()
         """,
         // A new message counts for every participant whose window holds it and who has not
-        // blocked its sender; unread for all of them but its sender.
+        // blocked its sender; unread for all of them but its sender. Once per statement, so that
+        // a statement that writes many messages moves each participant's counts once.
         """
-        CREATE FUNCTION sync.message_sent() RETURNS trigger LANGUAGE plpgsql AS $$
+        CREATE FUNCTION sync.messages_sent() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-            UPDATE sync.participants p SET message_count = p.message_count + 1,
-                unread_count = p.unread_count
-                    + CASE WHEN NEW.sender_id IS DISTINCT FROM p.user_id AND NEW.position > p.read_position THEN 1 ELSE 0 END
-            WHERE p.conversation_id = NEW.conversation_id
-              AND NEW.position > p.cleared_position AND (p.left_position IS NULL OR NEW.position <= p.left_position)
-              AND NOT EXISTS (SELECT 1 FROM sync.blocks b
-                  WHERE b.app_id = p.app_id AND b.owner_id = p.user_id AND b.blocked_id = NEW.sender_id);
+            UPDATE sync.participants p SET message_count = p.message_count + n.total,
+                unread_count = p.unread_count + n.unread
+            FROM (
+                SELECT q.conversation_id, q.user_id, count(*) AS total,
+                    count(*) FILTER (WHERE m.sender_id IS DISTINCT FROM q.user_id AND m.position > q.read_position) AS unread
+                FROM sent m JOIN sync.participants q ON q.conversation_id = m.conversation_id
+                WHERE m.position > q.cleared_position AND (q.left_position IS NULL OR m.position <= q.left_position)
+                  AND NOT EXISTS (SELECT 1 FROM sync.blocks b
+                      WHERE b.app_id = q.app_id AND b.owner_id = q.user_id AND b.blocked_id = m.sender_id)
+                GROUP BY q.conversation_id, q.user_id) AS n
+            WHERE p.conversation_id = n.conversation_id AND p.user_id = n.user_id;
             RETURN NULL;
         END
         $$
         """,
         """
-        CREATE TRIGGER messages_count AFTER INSERT ON sync.messages
-        FOR EACH ROW EXECUTE FUNCTION sync.message_sent()
+        CREATE TRIGGER messages_count AFTER INSERT ON sync.messages REFERENCING NEW TABLE AS sent
+        FOR EACH STATEMENT EXECUTE FUNCTION sync.messages_sent()
         """,
         // A message deleted for everybody stops counting for everyone who counted it.
         """
