@@ -19,6 +19,7 @@ import _CryptoExtras
 ///
 ///     swift run -c release layer-bench [--clients 8] [--sessions 4000] [--seconds 5]
 ///     swift run -c release layer-bench sync [--clients 16] [--seconds 5]
+///     swift run -c release layer-bench sync --first-sync 1500
 ///     swift run -c release layer-bench push [--sockets 500] [--seconds 10] [--rates 200,1000] [--idle-sockets 2000]
 ///     swift run -c release layer-bench push --histories 100,10000,100000
 ///     swift run -c release layer-bench names [--records 10000,100000] [--clients 16] [--seconds 5]
@@ -104,7 +105,10 @@ struct Bench {
             } else if mode == "sync" {
                 let (app, signer) = try await runner.registerApp()
                 try await SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app).run()
-                try await idleMemory(of: "layer-sync", database: database, authURL: "http://127.0.0.1:\(port)", logger: logger)
+                if options.firstSync == nil {
+                    try await idleMemory(
+                        of: "layer-sync", database: database, authURL: "http://127.0.0.1:\(port)", logger: logger)
+                }
             } else {
                 try await runner.run()
                 try await idleMemory(of: "layer-auth", database: database, authURL: "", logger: logger)
@@ -192,6 +196,8 @@ struct Options {
     var idleSockets = 2000
     /// `push --histories 100,10000`: instead, the latency into conversations of that many messages.
     var histories: [Int] = []
+    /// `sync --first-sync 1500`: only the first sync of a user in that many conversations.
+    var firstSync: Int?
     /// `names`: the sizes of the stores imported; `sync`: leave the names service out.
     var records = [10_000, 100_000]
     var withoutNames = false
@@ -211,6 +217,7 @@ struct Options {
             case "--rates": rates = value.split(separator: ",").compactMap { Int($0) }
             case "--idle-sockets": idleSockets = Int(value) ?? idleSockets
             case "--histories": histories = value.split(separator: ",").compactMap { Int($0) }
+            case "--first-sync": firstSync = Int(value)
             case "--records": records = value.split(separator: ",").compactMap { Int($0) }
             case "--in-flight": inFlight = Int(value) ?? inFlight
             case "--without-names":
@@ -357,7 +364,7 @@ struct Runner {
         if let session { request.headers.add(name: "Authorization", value: "Layer session-token=\"\(session)\"") }
         if let json {
             request.headers.add(name: "Content-Type", value: MediaType.json)
-            request.body = .bytes(ByteBuffer(data: try LayerJSONEncoder.make().encode(json)))
+            request.body = .bytes(ByteBuffer(data: try StreamingJSONEncoder.data(json)))
         }
         let response = try await http.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 << 20)

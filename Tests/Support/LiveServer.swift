@@ -202,7 +202,7 @@ public struct TestClient: Sendable {
         _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], json: JSONValue,
         contentType: String = MediaType.json, accept: String? = MediaType.layerJSON
     ) async throws -> TestResponse {
-        let data = try LayerJSONEncoder.make().encode(json)
+        let data = try StreamingJSONEncoder.data(json)
         return try await request(
             method, path, headers: headers, body: ByteBuffer(data: data), contentType: contentType, accept: accept)
     }

@@ -21,7 +21,7 @@ struct OperatorClient {
         request.headers.add(name: "Accept", value: MediaType.layerJSON)
         if let body {
             request.headers.add(name: "Content-Type", value: MediaType.json)
-            request.body = .bytes(ByteBuffer(data: try LayerJSONEncoder.make().encode(body)))
+            request.body = .bytes(ByteBuffer(data: try StreamingJSONEncoder.data(body)))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 1024 * 1024)

@@ -60,7 +60,7 @@ extension JSONValue {
     /// the API's 4xx naming the property by its full path, `property` (such as `operations.3.parts`)
     /// followed by the path inside this value.
     public func decode<T: Decodable>(_ type: T.Type, property: String) throws -> T {
-        let data = try LayerJSONEncoder.make().encode(self)
+        let data = try StreamingJSONEncoder.data(self)
         do {
             return try LayerJSONDecoder.make().decode(T.self, from: data)
         } catch let error as DecodingError {

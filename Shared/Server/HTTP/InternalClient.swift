@@ -44,7 +44,7 @@ public struct InternalClient: Sendable {
         if let requestID = logger[metadataKey: "request_id"] {
             request.headers.add(name: LayerHeader.requestID, value: "\(requestID)")
         }
-        request.body = .bytes(ByteBuffer(data: try LayerJSONEncoder.make().encode(body)))
+        request.body = .bytes(ByteBuffer(data: try StreamingJSONEncoder.data(body)))
 
         var delay = Duration.milliseconds(50)
         for attempt in 1...max(1, idempotent ? attempts : 1) {

@@ -51,18 +51,9 @@ public enum LayerTimestamp {
     }
 }
 
+/// Responses of routes that return an `Encodable`, in the wire format of ``StreamingJSONEncoder``.
 public struct LayerJSONEncoder: ResponseEncoder {
     public init() {}
-
-    public static func make() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(LayerTimestamp.string(date))
-        }
-        return encoder
-    }
 
     public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
         let buffer = try ByteBuffer.json(value)
@@ -213,7 +204,7 @@ extension APIError {
 extension ByteBuffer {
     /// The JSON encoding of `value` in the suite's wire format.
     public static func json(_ value: some Encodable) throws -> ByteBuffer {
-        ByteBuffer(data: try LayerJSONEncoder.make().encode(value))
+        ByteBuffer(bytes: try StreamingJSONEncoder.encode(value))
     }
 }
 
@@ -239,6 +230,6 @@ extension Request {
 extension JSONValue {
     /// Compact JSON text, for binding to a `jsonb` parameter.
     public var jsonText: String {
-        String(decoding: (try? LayerJSONEncoder.make().encode(self)) ?? Data("null".utf8), as: UTF8.self)
+        String(decoding: (try? StreamingJSONEncoder.data(self)) ?? Data("null".utf8), as: UTF8.self)
     }
 }

@@ -75,7 +75,7 @@ public struct OperationalRoutes: Sendable {
     }
 
     static func json(_ value: JSONValue) -> Response {
-        let data = (try? LayerJSONEncoder.make().encode(value)) ?? Data()
+        let data = (try? StreamingJSONEncoder.data(value)) ?? Data()
         return Response(status: .ok, headers: [.contentType: MediaType.json], body: .init(byteBuffer: ByteBuffer(data: data)))
     }
 }

@@ -22,7 +22,6 @@ final class ExportArchiveWriter {
     private let store: (ByteBuffer) async throws -> Void
     private(set) var size: Int64 = 0
     private(set) var eventCount: Int64 = 0
-    private let encoder = LayerJSONEncoder.make()
 
     /// `store` keeps each full piece of the archive, in order, and the last one at ``finish()``.
     init(store: @escaping (ByteBuffer) async throws -> Void) throws {
@@ -34,7 +33,7 @@ final class ExportArchiveWriter {
     }
 
     func append(_ line: some Encodable) async throws {
-        lines.writeBytes(try encoder.encode(line))
+        lines.writeBytes(try StreamingJSONEncoder.encode(line))
         lines.writeInteger(UInt8(ascii: "\n"))
         eventCount += 1
         if lines.readableBytes >= 64 * 1024 { try await compress(finishing: false) }

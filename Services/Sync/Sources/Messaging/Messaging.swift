@@ -248,5 +248,5 @@ extension Messaging {
 
 /// An encodable object as a `JSONValue`, to put it in an error's `data` or a WebSocket response.
 func jsonValue(_ value: some Encodable) throws -> JSONValue {
-    try LayerJSONDecoder.make().decode(JSONValue.self, from: LayerJSONEncoder.make().encode(value))
+    try LayerJSONDecoder.make().decode(JSONValue.self, from: StreamingJSONEncoder.data(value))
 }

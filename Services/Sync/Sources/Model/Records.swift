@@ -56,6 +56,8 @@ struct ConversationRecord: Sendable {
 
     static let columns =
         "c.id, c.created_at, c.created_by, c.is_distinct, c.metadata::text, c.last_position, c.last_message_at, c.deleted_at"
+    /// How many columns `columns` names: a query may select more after them.
+    static let columnCount = 8
 
     init(row: PostgresRow) throws {
         let (id, createdAt, createdBy, isDistinct, metadata, lastPosition, lastMessageAt, deletedAt) = try row.decode(
@@ -182,6 +184,8 @@ struct MessageRecord: Sendable {
 
     static let columns =
         "m.id, m.conversation_id, m.position, m.sender_id, m.sender_name, m.parts::text, m.notification::text, m.sent_at, m.updated_at, m.deleted_at"
+    /// How many columns `columns` names: a query may select more after them.
+    static let columnCount = 10
 }
 
 extension MessageRecord {

@@ -7,7 +7,7 @@ import LayerServer
 enum Packets {
     static func json(_ value: some Encodable) -> String {
         // Our own types always encode; a failure here would be a programming error.
-        String(decoding: try! LayerJSONEncoder.make().encode(value), as: UTF8.self)
+        try! StreamingJSONEncoder.string(value)
     }
 
     static func envelope(type: String, counter: Int, timestamp: String, body: String) -> String {

@@ -64,6 +64,10 @@ struct ChangelogRepository: PostgresRepository {
     /// so the user's state is whole whatever the policy; a message and its tags are never split
     /// between pages. Every operation carries the sequence number the state is as of; the changes
     /// after it come with the next anchor.
+    ///
+    /// A page costs a few queries whatever the number of conversations on it: the messages of
+    /// many conversations come in one query, for as many conversations as the participants' kept
+    /// counts say will fill the page.
     func snapshot(
         cursor: SnapshotCursor?, seq: Int64, policy: SyncPolicy, partialCount: Int, limit: Int,
         presenter: inout Presenter, _ logger: Logger
@@ -73,43 +77,70 @@ struct ChangelogRepository: PostgresRepository {
         let start = cursor?.conversation ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         let rows = try await connection.query(
             """
-            SELECT \(unescaped: ConversationRecord.columns) FROM sync.conversations c
+            SELECT \(unescaped: ConversationRecord.columns), p.message_count, p.unread_count
+            FROM sync.conversations c
             JOIN sync.participants p ON p.conversation_id = c.id
             WHERE p.app_id = \(presenter.app) AND p.user_id = \(user) AND NOT p.hidden AND c.deleted_at IS NULL
               AND c.id >= \(start)
             ORDER BY c.id LIMIT \(Int64(limit + 1))
             """, logger: logger)
-        var records: [ConversationRecord] = []
-        for try await row in rows { records.append(try ConversationRecord(row: row)) }
+        var entries: [(record: ConversationRecord, after: Int64, resumed: Bool, estimate: Int)] = []
+        for try await row in rows {
+            let record = try ConversationRecord(row: row)
+            let counts = row.makeRandomAccess()
+            let total = Int(try counts[ConversationRecord.columnCount].decode(Int64.self))
+            let unread = Int(try counts[ConversationRecord.columnCount + 1].decode(Int64.self))
+            let resumed = cursor.map { $0.conversation == record.id && $0.position >= 0 } ?? false
+            let window =
+                switch policy {
+                case .complete: total
+                case .partial: min(partialCount, total)
+                case .unreadOnly: max(unread, min(1, total))
+                }
+            entries.append((record, resumed ? cursor!.position : 0, resumed, (resumed ? 0 : 1) + window))
+        }
 
         var plan: [(conversation: ConversationRecord, emitConversation: Bool, messages: [SnapshotMessage])] = []
         var budget = limit
         var next: SnapshotCursor?
-        for record in records {
-            let resumed = cursor.map { $0.conversation == record.id && $0.position >= 0 } ?? false
-            if !resumed {
-                guard budget > 0 else {
-                    next = SnapshotCursor(seq: seq, conversation: record.id, position: -1)
-                    break
-                }
-                budget -= 1
-            }
-            let after = resumed ? cursor!.position : 0
+        var index = entries.startIndex
+        pages: while index < entries.endIndex {
+            // The conversations the counts say will fill what is left of the page, one at least.
+            var end = index
+            var estimated = 0
+            repeat {
+                estimated += entries[end].estimate
+                end += 1
+            } while end < entries.endIndex && estimated <= budget
+            let chunk = entries[index..<end]
+            index = end
             // Each row is worth one operation at least, so one more than the budget tells whether more follow.
-            let wanted = try await snapshotMessages(
-                conversation: record.id, user: user, policy: policy, partialCount: partialCount, after: after,
+            let fetched = try await snapshotMessages(
+                of: chunk.map { ($0.record.id, $0.after) }, user: user, policy: policy, partialCount: partialCount,
                 limit: budget + 1, connection, logger)
-            var taken: [SnapshotMessage] = []
-            for message in wanted {
-                // The first message of a page goes in even when it and its tags exceed a limit of 1.
-                guard message.operationCount <= budget || budget == limit else { break }
-                budget -= min(message.operationCount, budget)
-                taken.append(message)
-            }
-            plan.append((record, !resumed, taken))
-            if wanted.count > taken.count {
-                next = SnapshotCursor(seq: seq, conversation: record.id, position: taken.last?.record.position ?? after)
-                break
+            for entry in chunk {
+                let record = entry.record
+                if !entry.resumed {
+                    guard budget > 0 else {
+                        next = SnapshotCursor(seq: seq, conversation: record.id, position: -1)
+                        break pages
+                    }
+                    budget -= 1
+                }
+                let wanted = (fetched[record.id] ?? []).prefix(budget + 1)
+                var taken: [SnapshotMessage] = []
+                for message in wanted {
+                    // The first message of a page goes in even when it and its tags exceed a limit of 1.
+                    guard message.operationCount <= budget || budget == limit else { break }
+                    budget -= min(message.operationCount, budget)
+                    taken.append(message)
+                }
+                plan.append((record, !entry.resumed, taken))
+                if wanted.count > taken.count {
+                    next = SnapshotCursor(
+                        seq: seq, conversation: record.id, position: taken.last?.record.position ?? entry.after)
+                    break pages
+                }
             }
         }
         let conversations = try await presenter.conversations(plan.filter(\.emitConversation).map(\.conversation))
@@ -156,12 +187,14 @@ struct ChangelogRepository: PostgresRepository {
         var operationCount: Int { (inWindow ? 1 : 0) + (tags.isEmpty ? 0 : 1) }
     }
 
-    /// The messages of one conversation that a snapshot includes, oldest first: those of the
-    /// policy's window and, before it, those the user tagged.
+    /// The messages of each conversation (after its position) that a snapshot includes, oldest
+    /// first: at most `limit` of the policy's window and, before it, those the user tagged. One
+    /// query for them all: the window through the position index from where it starts, the older
+    /// tagged ones from the user's tags.
     private func snapshotMessages(
-        conversation: UUID, user: String, policy: SyncPolicy, partialCount: Int, after: Int64, limit: Int,
+        of conversations: [(id: UUID, after: Int64)], user: String, policy: SyncPolicy, partialCount: Int, limit: Int,
         _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> [SnapshotMessage] {
+    ) async throws -> [UUID: [SnapshotMessage]] {
         let from: String
         switch policy {
         case .complete:
@@ -173,49 +206,61 @@ struct ChangelogRepository: PostgresRepository {
                     ORDER BY m.position DESC LIMIT \(partialCount)) AS recent), 0)
                 """
         case .unreadOnly:
+            // The first unread message, or else the last one: each found by walking the position
+            // index from its end, where an aggregate would read every message.
             from = """
                 coalesce(
-                    (SELECT min(m.position) FROM sync.messages m
+                    (SELECT m.position FROM sync.messages m
                      WHERE m.conversation_id = p.conversation_id AND m.position > p.read_position
                        AND m.sender_id IS DISTINCT FROM p.user_id AND \(messageVisibleToParticipant)
                        AND NOT EXISTS (SELECT 1 FROM sync.receipts r
-                           WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2)),
-                    (SELECT max(m.position) FROM sync.messages m
-                     WHERE m.conversation_id = p.conversation_id AND \(messageVisibleToParticipant)), 0)
+                           WHERE r.message_id = m.id AND r.user_id = p.user_id AND r.status = 2)
+                     ORDER BY m.position LIMIT 1),
+                    (SELECT m.position FROM sync.messages m
+                     WHERE m.conversation_id = p.conversation_id AND \(messageVisibleToParticipant)
+                     ORDER BY m.position DESC LIMIT 1), 0)
                 """
         }
         var binds = PostgresBindings()
-        binds.append(conversation)
+        binds.append(conversations.map(\.id))
+        binds.append(conversations.map(\.after))
         binds.append(user)
-        binds.append(after)
         binds.append(Int64(limit))
         let rows = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    SELECT \(MessageRecord.columns), coalesce(t.tags, '{}'), m.position >= w.start
-                    FROM sync.participants p
-                    CROSS JOIN LATERAL (SELECT \(from) AS start) w
-                    JOIN sync.messages m ON m.conversation_id = p.conversation_id
+                    WITH page AS MATERIALIZED (
+                        SELECT x.after, w.start, p.*
+                        FROM unnest($1::uuid[], $2::bigint[]) AS x (id, after)
+                        JOIN sync.participants p ON p.conversation_id = x.id AND p.user_id = $3
+                        CROSS JOIN LATERAL (SELECT \(from) AS start) w)
+                    SELECT \(MessageRecord.columns), coalesce(t.tags, '{}'), true
+                    FROM page p
+                    CROSS JOIN LATERAL (
+                        SELECT m.* FROM sync.messages m
+                        WHERE m.conversation_id = p.conversation_id AND m.position > p.after AND m.position >= p.start
+                          AND \(messageVisibleToParticipant)
+                        ORDER BY m.position LIMIT $4) m
                     LEFT JOIN sync.message_tags t ON t.message_id = m.id AND t.user_id = p.user_id
-                    WHERE p.conversation_id = $1 AND p.user_id = $2 AND m.position > $3
-                      AND (m.position >= w.start OR cardinality(t.tags) > 0) AND \(messageVisibleToParticipant)
-                    ORDER BY m.position LIMIT $4
+                    UNION ALL
+                    SELECT \(MessageRecord.columns), t.tags, false
+                    FROM page p
+                    JOIN sync.message_tags t ON t.app_id = p.app_id AND t.user_id = p.user_id
+                    JOIN sync.messages m ON m.id = t.message_id AND m.conversation_id = p.conversation_id
+                    WHERE cardinality(t.tags) > 0 AND m.position > p.after AND m.position < p.start
+                      AND \(messageVisibleToParticipant)
                     """, binds: binds), logger: logger)
-        var result: [SnapshotMessage] = []
+        var result: [UUID: [SnapshotMessage]] = [:]
         for try await row in rows {
-            let (
-                id, conversationID, position, senderID, senderName, parts, notification, sentAt, updatedAt, deletedAt, tags,
-                inWindow
-            ) =
-                try row.decode((UUID, UUID, Int64, String?, String?, String, String?, Date, Date?, Date?, [String], Bool).self)
-            let record = MessageRecord(
-                id: id, conversationID: conversationID, position: position, senderID: senderID, senderName: senderName,
-                parts: (try? storedJSONDecoder.decode([StoredPart].self, from: Data(parts.utf8))) ?? [],
-                notification: notification.flatMap(JSONValue.init(jsonText:)), sentAt: sentAt, updatedAt: updatedAt,
-                deletedAt: deletedAt)
-            result.append(SnapshotMessage(record: record, tags: tags, inWindow: inWindow))
+            let record = try MessageRecord(row: row)
+            let extra = row.makeRandomAccess()
+            let tags = try extra[MessageRecord.columnCount].decode([String].self)
+            let inWindow = try extra[MessageRecord.columnCount + 1].decode(Bool.self)
+            result[record.conversationID, default: []].append(
+                SnapshotMessage(record: record, tags: tags, inWindow: inWindow))
         }
-        return result
+        // The joins keep no order.
+        return result.mapValues { $0.sorted { $0.record.position < $1.record.position } }
     }
 }
 
