@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Messages per second into `layer dev`, measured from outside the process with wrk.
+
+    python3 scripts/wrk-bench.py [--seconds 15] [--connections 8] [--threads 2] [--senders 8]
+
+Builds the release `layer`, starts `layer dev` on a private PostgreSQL (fsync on), signs in
+`--senders` users and one listener, and gives each sender a two-person conversation with the
+listener, whose device holds a WebSocket open and counts the messages pushed to it. Then wrk sends
+`POST /conversations/<id>/messages` round-robin over the senders' conversations from
+`--connections` connections for `--seconds` seconds. Prints the rate wrk saw, the answers that
+were not 201, what reached the listening device, and the CPU time per message of the server, of
+PostgreSQL and of wrk itself (all of it on this machine). The same wrk script serves any server
+with the same API (`--url` to skip starting one; no CPU figures then).
+"""
+
+import argparse
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ACCEPT = "application/vnd.layer+json; version=3.0"
+
+
+def call(base, method, path, body=None, session=None, headers=None):
+    request = urllib.request.Request(base + path, method=method)
+    request.add_header("Accept", ACCEPT)
+    if session:
+        request.add_header("Authorization", f'Layer session-token="{session}"')
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, data, timeout=30) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+
+def sign_in(base, layer, data_dir, app_id, user):
+    nonce = call(base, "POST", "/nonces")["nonce"]
+    token = subprocess.run(
+        [layer, "token", "--user", user, "--nonce", nonce, "--data-dir", data_dir],
+        check=True, capture_output=True, text=True).stdout.strip()
+    return call(base, "POST", "/sessions", {"identity_token": token, "app_id": app_id})["session_token"]
+
+
+class Listener(threading.Thread):
+    """A device on `GET /websocket` that counts the messages pushed to it (RFC 6455, by hand)."""
+
+    def __init__(self, host, port, session):
+        super().__init__(daemon=True)
+        self.messages = 0
+        self.sock = socket.create_connection((host, port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((
+            f"GET /websocket?session_token={session} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            "Sec-WebSocket-Protocol: layer-3.0\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(1)
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise SystemExit(f"the WebSocket was refused: {head!r}")
+
+    def read(self, count):
+        data = b""
+        while len(data) < count:
+            chunk = self.sock.recv(count - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def run(self):
+        try:
+            while True:
+                first, second = self.read(2)
+                length = second & 0x7F
+                if length == 126:
+                    length = int.from_bytes(self.read(2), "big")
+                elif length == 127:
+                    length = int.from_bytes(self.read(8), "big")
+                payload = self.read(length)
+                opcode = first & 0x0F
+                if opcode == 0x9:  # ping: answer with a masked pong
+                    mask = os.urandom(4)
+                    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+                    self.sock.sendall(bytes([0x8A, 0x80 | len(payload)]) + mask + masked)
+                elif opcode == 0x1 and b'"operation":"create"' in payload and b'"type":"Message"' in payload:
+                    self.messages += 1
+        except (EOFError, OSError):
+            pass
+
+
+def cpu_seconds(pid):
+    """User and system CPU seconds of a process, from /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+
+
+def postgres_cpu():
+    """CPU seconds of each PostgreSQL process, by pid."""
+    seconds = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/comm") as comm:
+                    if comm.read().startswith("postgres"):
+                        seconds[entry] = cpu_seconds(entry)
+            except OSError:
+                pass
+    return seconds
+
+
+def measure(server):
+    return {"server": cpu_seconds(server.pid), "postgres": postgres_cpu(), "times": os.times()}
+
+
+def wrk_script(path, requests):
+    lines = ["local requests = {"]
+    for conversation, session in requests:
+        lines.append(
+            f'  wrk.format("POST", "/conversations/{conversation}/messages", '
+            f'{{["Accept"] = "{ACCEPT}", ["Content-Type"] = "application/json", '
+            f'["Authorization"] = \'Layer session-token="{session}"\'}}, '
+            '\'{"parts":[{"mime_type":"text/plain","body":"Hello from wrk"}]}\'),')
+    lines += [
+        "}",
+        "local counter = 0",
+        "function init(args) counter = math.random(#requests) end",
+        "function request()",
+        "  counter = counter % #requests + 1",
+        "  return requests[counter]",
+        "end",
+        "local others = 0",
+        "function response(status, headers, body) if status ~= 201 then others = others + 1 end end",
+        "function done(summary, latency, requests)",
+        '  io.write(string.format("latency p50 %.2f ms, p99 %.2f ms\\n", latency:percentile(50) / 1000, '
+        "latency:percentile(99) / 1000))",
+        "end",
+    ]
+    with open(path, "w") as file:
+        file.write("\n".join(lines) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=15)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--senders", type=int, default=8)
+    parser.add_argument("--port", type=int, default=18380)
+    parser.add_argument("--no-build", action="store_true", help="use the release build as it is")
+    args = parser.parse_args()
+
+    if not shutil.which("wrk"):
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "wrk"], check=True)
+    subprocess.run(["bash", os.path.join(ROOT, "scripts/ensure-deps.sh")], check=True)
+    if not args.no_build:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "layer"], cwd=ROOT, check=True)
+    layer = os.path.join(ROOT, ".build/release/layer")
+
+    data_dir = tempfile.mkdtemp(prefix="layer-wrk-")
+    base = f"http://127.0.0.1:{args.port}"
+    server = subprocess.Popen(
+        [layer, "dev", "--port", str(args.port), "--stun-port", "0", "--data-dir", data_dir],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                call(base, "GET", "/health/ready")
+                if os.path.exists(os.path.join(data_dir, "dev.json")):
+                    break
+                time.sleep(0.5)
+            except Exception:
+                if time.time() > deadline or server.poll() is not None:
+                    raise SystemExit("layer dev did not become ready")
+                time.sleep(0.5)
+        with open(os.path.join(data_dir, "dev.json")) as file:
+            app_id = json.load(file)["app_id"]
+
+        listener_session = sign_in(base, layer, data_dir, app_id, "listener")
+        requests = []
+        for index in range(args.senders):
+            session = sign_in(base, layer, data_dir, app_id, f"sender-{index}")
+            conversation = call(
+                base, "POST", "/conversations", {"participants": ["layer:///identities/listener"]}, session)
+            requests.append((conversation["id"].rsplit("/", 1)[1], session))
+        listener = Listener("127.0.0.1", args.port, listener_session)
+        listener.start()
+
+        script = os.path.join(data_dir, "send.lua")
+        wrk_script(script, requests)
+        wrk = ["wrk", f"-t{args.threads}", f"-c{args.connections}", "-s", script, base]
+        # A warm-up, so that connections and caches are in place before the measured run.
+        subprocess.run(wrk + ["-d2s"], capture_output=True, check=True)
+        time.sleep(2)
+        pushed = listener.messages
+        before = measure(server)
+        result = subprocess.run(wrk + [f"-d{args.seconds}s"], capture_output=True, text=True, check=True)
+        after = measure(server)
+        # What is still on its way to the listening device.
+        time.sleep(2)
+
+        output = result.stdout
+        total = int(re.search(r"(\d+) requests in", output).group(1))
+        failed = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+        failed = int(failed.group(1)) if failed else 0
+        rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+        latency = re.search(r"latency p50 .*", output).group(0)
+        wrk_cpu = (after["times"].children_user + after["times"].children_system) - (
+            before["times"].children_user + before["times"].children_system)
+        listener_cpu = (after["times"].user + after["times"].system) - (before["times"].user + before["times"].system)
+        server_cpu = after["server"] - before["server"]
+        postgres_cpu = sum(seconds - before["postgres"].get(pid, 0) for pid, seconds in after["postgres"].items())
+        per = lambda seconds: seconds / max(total, 1) * 1000
+        print(f"{total} messages in {args.seconds} s from {args.connections} connections: {rate:.0f}/s ({latency})")
+        print(f"answers other than 201: {failed}; pushed to the listening device: {listener.messages - pushed}")
+        print(
+            f"CPU per message: server {per(server_cpu):.2f} ms, PostgreSQL {per(postgres_cpu):.2f} ms, "
+            f"wrk {per(wrk_cpu):.2f} ms, listening device {per(listener_cpu):.2f} ms; in all "
+            f"{per(server_cpu + postgres_cpu + wrk_cpu + listener_cpu):.2f} ms ({os.cpu_count()} cores)")
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
