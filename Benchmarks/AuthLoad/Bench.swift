@@ -21,6 +21,7 @@ import _CryptoExtras
 ///     swift run -c release layer-bench sync [--clients 16] [--seconds 5]
 ///     swift run -c release layer-bench sync --first-sync 1500
 ///     swift run -c release layer-bench push [--sockets 500] [--seconds 10] [--rates 200,1000] [--idle-sockets 2000]
+///     swift run -c release layer-bench push --rates none --idle-sockets 20000
 ///     swift run -c release layer-bench push --histories 100,10000,100000
 ///     swift run -c release layer-bench names [--records 10000,100000] [--clients 16] [--seconds 5]
 ///     swift run -c release layer-bench stun [--in-flight 32] [--seconds 5]
@@ -35,6 +36,7 @@ struct Bench {
         let mode =
             ["sync", "push", "names", "voip", "stun"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
         var options = Options(arguments)
+        raiseOpenFileLimit(to: 65536)
         if mode == "stun" {
             try await STUNBench(seconds: options.seconds, inFlight: options.inFlight).run()
             return
@@ -118,6 +120,18 @@ struct Bench {
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
+    }
+}
+
+/// Thousands of sockets need more descriptors than a shell allows by default; the services this
+/// starts inherit the limit. Beyond the hard limit only a privileged user (root here) may go.
+func raiseOpenFileLimit(to wanted: rlim_t) {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < wanted else { return }
+    var raised = rlimit(rlim_cur: wanted, rlim_max: max(wanted, limit.rlim_max))
+    if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) != 0 {
+        raised = rlimit(rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised)
     }
 }
 

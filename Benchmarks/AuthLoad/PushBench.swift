@@ -23,6 +23,8 @@ struct PushRunner {
 
     func run() async throws {
         if !options.histories.isEmpty { return try await historyLatency() }
+        // `--rates none`: only the memory of idle sockets.
+        if options.rates.isEmpty { return try await idleSocketMemory(count: options.idleSockets) }
         // 1. Pairs of users (2p, 2p + 1), one conversation and one WebSocket each.
         let pairs = max(1, options.sockets / 2)
         let sessions = try await sessions(pairs * 2, prefix: "push")
