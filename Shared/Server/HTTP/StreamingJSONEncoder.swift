@@ -177,6 +177,8 @@ private final class JSONSink {
         bytes.append(contentsOf: text.utf8)
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     func writeString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
@@ -194,10 +196,9 @@ private final class JSONSink {
                 case 0x08: writeLiteral("\\b")
                 case 0x0C: writeLiteral("\\f")
                 default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
                     writeLiteral("\\u00")
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0x0F)])
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
                 }
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
