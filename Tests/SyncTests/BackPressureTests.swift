@@ -10,14 +10,16 @@ import Testing
 /// from the changelog when it comes back.
 @Suite("Push back-pressure and session end")
 struct BackPressureTests {
-    @Test("A client that never reads is disconnected while another device of the same conversation gets every message on time; the first resumes without loss")
+    @Test(
+        "A client that never reads is disconnected while another device of the same conversation gets every message on time; the first resumes without loss"
+    )
     func stalledClient() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
             let alice = try await harness.user("alice")
             let slow = try await harness.user("slow")
             let conversation = try await alice.conversation(with: ["slow"])
             let anchor = try #require(try await slow.sync()["anchor"]?.intValue)
-            let stalled = try StalledWebSocket(port: harness.fixture.server.port, token: slow.token)
+            let stalled = try await StalledWebSocket.open(port: harness.fixture.server.port, token: slow.token)
             defer { stalled.close() }
             try await waitFor(devices: 1, of: "slow", harness)
             let watcher = try await harness.socket(alice)
@@ -27,7 +29,8 @@ struct BackPressureTests {
             let part: JSONValue = ["mime_type": "text/plain", "body": .string(String(repeating: "x", count: 2000))]
             var sent: [String] = []
             for _ in 0..<200 {
-                let response = try await alice.post("/\(path(conversation))/messages", ["parts": .array(Array(repeating: part, count: 20))])
+                let response = try await alice.post(
+                    "/\(path(conversation))/messages", ["parts": .array(Array(repeating: part, count: 20))])
                 sent.append(try #require(response.json?["id"]?.stringValue))
             }
             // The reader keeps up with every message, in order, while the other client is stuck.
@@ -60,7 +63,7 @@ struct BackPressureTests {
         settings.push.heartbeat = .milliseconds(500)
         try await SyncHarness.run(settings: settings) { harness in
             let ghost = try await harness.user("ghost")
-            let silent = try StalledWebSocket(port: harness.fixture.server.port, token: ghost.token)
+            let silent = try await StalledWebSocket.open(port: harness.fixture.server.port, token: ghost.token)
             defer { silent.close() }
             try await waitFor(devices: 1, of: "ghost", harness)
             // Nothing is pushed to it; only its missing pongs give it away.
@@ -106,11 +109,22 @@ struct BackPressureTests {
 final class StalledWebSocket: Sendable {
     let descriptor: Int32
 
-    init(port: Int, token: String) throws {
+    /// Connects on a thread of its own: the calls block, and on the concurrency pool two of them
+    /// at once could hold every thread while the server in this process waits for one to answer.
+    static func open(port: Int, token: String) async throws -> StalledWebSocket {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try StalledWebSocket(port: port, token: token) }) }.start()
+        }
+    }
+
+    private init(port: Int, token: String) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw FixtureError("socket() failed") }
         var size: Int32 = 2048
         setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        // An upgrade that never answers fails the test instead of holding its thread for good.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
