@@ -4,18 +4,6 @@ import Logging
 
 // What the benchmarks measure of processes: open-file limits, idle memory, CPU time.
 
-/// Thousands of sockets need more descriptors than a shell allows by default; the services this
-/// starts inherit the limit. Beyond the hard limit only a privileged user (root here) may go.
-func raiseOpenFileLimit(to wanted: rlim_t) {
-    var limit = rlimit()
-    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < wanted else { return }
-    var raised = rlimit(rlim_cur: wanted, rlim_max: max(wanted, limit.rlim_max))
-    if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) != 0 {
-        raised = rlimit(rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max)
-        _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised)
-    }
-}
-
 /// Starts the service binary built beside this one, lets it settle, and reports its resident
 /// memory while idle.
 func idleMemory(of service: String, database: DatabaseSettings, authURL: String, logger: Logger) async throws {

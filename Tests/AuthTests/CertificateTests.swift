@@ -297,7 +297,7 @@ import _CryptoExtras
         }
     }
 
-    private static func settings(trustedProxies: Set<String>) -> ServerSettings {
+    private static func settings(trustedProxies: TrustedProxies) -> ServerSettings {
         ServerSettings(internalToken: Secrets.randomToken(), trustedProxies: trustedProxies)
     }
 

@@ -64,6 +64,67 @@ import Testing
         #expect(settings.port == 8081)
         #expect(settings.trustedProxies == ["10.0.0.1", "10.0.0.2"])
         #expect(settings.introspectionCacheTTL == .milliseconds(250))
+        #expect(settings.clientCertificateHeader == "X-Client-Certificate")
+    }
+
+    @Test("Trusted proxies are addresses and CIDR ranges; anything else stops the service, named")
+    func trustedProxyRanges() throws {
+        var reader = SettingsReader([
+            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN": "t",
+            "LAYER_TRUSTED_PROXIES": "10.244.0.0/16, 192.0.2.7, fd00:1::/32",
+            "LAYER_CLIENT_CERTIFICATE_HEADER": "ssl-client-cert",
+        ])
+        let settings = ServerSettings.read(&reader, defaultPort: 8082, requireDatabase: true)
+        try reader.validate("layer-sync")
+        let proxies = settings.trustedProxies
+        for inside in ["10.244.0.1", "10.244.255.254", "192.0.2.7", "::ffff:10.244.3.4", "fd00:1:2::9"] {
+            #expect(proxies.contains(inside), "\(inside)")
+        }
+        for outside in ["10.245.0.1", "192.0.2.8", "fd00:2::1", "127.0.0.1", "::1", "unknown", ""] {
+            #expect(!proxies.contains(outside), "\(outside)")
+        }
+        #expect(settings.clientCertificateHeader == "ssl-client-cert")
+        #expect(TrustedProxies(arrayLiteral: "0.0.0.0/0").contains("203.0.113.9"))
+        #expect(!TrustedProxies.none.contains("127.0.0.1"))
+
+        var bad = SettingsReader([
+            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN": "t",
+            "LAYER_TRUSTED_PROXIES": "10.0.0.0/33, edge.local, 10.0.0.1",
+            "LAYER_CLIENT_CERTIFICATE_HEADER": "bad header",
+        ])
+        _ = ServerSettings.read(&bad, defaultPort: 8082, requireDatabase: true)
+        let error = try #require(throws: SettingsError.self) { try bad.validate("layer-sync") }
+        #expect(error.description.contains("'10.0.0.0/33', 'edge.local'"))
+        #expect(error.description.contains("LAYER_CLIENT_CERTIFICATE_HEADER"))
+    }
+
+    @Test("A setting may come from the file LAYER_X_FILE names, without its trailing newline")
+    func settingsFromFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let token = directory.appendingPathComponent("internal-token")
+        try "s3cret-token\n".write(to: token, atomically: true, encoding: .utf8)
+        let url = directory.appendingPathComponent("database-url")
+        try "postgres://u:p@h:5432/d".write(to: url, atomically: true, encoding: .utf8)
+
+        var reader = SettingsReader([
+            "LAYER_DATABASE_URL_FILE": url.path, "LAYER_INTERNAL_TOKEN_FILE": token.path,
+            // Paths by name, not values given as files: left alone.
+            "LAYER_CA_KEY_FILE": directory.appendingPathComponent("absent.key").path,
+        ])
+        let settings = ServerSettings.read(&reader, defaultPort: 8081, requireDatabase: true)
+        try reader.validate("layer-auth")
+        #expect(settings.internalToken == "s3cret-token")
+        #expect(settings.database?.host == "h" && settings.database?.password == "p")
+        #expect(reader.optional("LAYER_CA_KEY_FILE")?.hasSuffix("absent.key") == true)
+
+        var twice = SettingsReader(["LAYER_INTERNAL_TOKEN": "a", "LAYER_INTERNAL_TOKEN_FILE": token.path])
+        _ = twice.optional("LAYER_INTERNAL_TOKEN")
+        #expect(twice.problems == ["LAYER_INTERNAL_TOKEN and LAYER_INTERNAL_TOKEN_FILE are both set; give one of them"])
+        let missing = SettingsReader(["LAYER_OPERATOR_TOKEN_FILE": directory.appendingPathComponent("nothing").path])
+        #expect(missing.problems.count == 1 && missing.problems[0].hasPrefix("LAYER_OPERATOR_TOKEN_FILE: cannot read"))
+        #expect(missing.optional("LAYER_OPERATOR_TOKEN") == nil)
     }
 }
 

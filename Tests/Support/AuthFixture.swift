@@ -29,6 +29,13 @@ public struct AuthFixture: Sendable {
         public let keyID: String
         public let signer: IdentityTokenSigner
         public var uri: String { LayerID(.apps, id).uri }
+
+        public init(id: UUID, providerID: String, keyID: String, signer: IdentityTokenSigner) {
+            self.id = id
+            self.providerID = providerID
+            self.keyID = keyID
+            self.signer = signer
+        }
     }
 
     /// Serves the auth service with an app of its own and runs `body` against it. With

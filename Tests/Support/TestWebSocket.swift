@@ -4,6 +4,7 @@ import HummingbirdWSClient
 import LayerModels
 import Logging
 import NIOCore
+import NIOSSL
 import NIOWebSocket
 import Synchronization
 
@@ -26,7 +27,7 @@ public final class TestWebSocket: Sendable {
     /// Opens the socket; returns once the upgrade succeeded, throws if it failed or was refused.
     public static func connect(
         url: String, subprotocol: String? = "layer-3.0", headers: [String: String] = [:],
-        logger: Logger = Logger(label: "test-ws")
+        tls: TLSConfiguration? = nil, logger: Logger = Logger(label: "test-ws")
     ) async throws -> TestWebSocket {
         var fields = HTTPFields()
         if let subprotocol { fields[.secWebSocketProtocol] = subprotocol }
@@ -40,7 +41,8 @@ public final class TestWebSocket: Sendable {
         // The handler hands its writer out through this stream; the stream ends if `run` ends first.
         let (started, startedContinuation) = AsyncThrowingStream.makeStream(of: WebSocketOutboundWriter.self)
         let task = Task {
-            let client = WebSocketClient(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+            let client = WebSocketClient(url: url, configuration: configuration, tlsConfiguration: tls, logger: logger) {
+                inbound, outbound, _ in
                 startedContinuation.yield(outbound)
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     guard case .text(let text) = message else { continue }
@@ -112,7 +114,11 @@ public final class TestWebSocket: Sendable {
     public func request(
         _ method: String, objectID: String? = nil, data: JSONValue? = nil, timeout: Duration = .seconds(10)
     ) async throws -> JSONValue {
-        let id = "r\(requestCounter.withLock { $0 += 1; return $0 })"
+        let number = requestCounter.withLock { counter in
+            counter += 1
+            return counter
+        }
+        let id = "r\(number)"
         var body: [String: JSONValue] = ["request_id": .string(id), "method": .string(method)]
         if let objectID { body["object_id"] = .string(objectID) }
         if let data { body["data"] = data }

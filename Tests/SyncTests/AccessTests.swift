@@ -43,7 +43,10 @@ struct AccessTests {
             // A stranger in the same app.
             let mallory = try await harness.user("mallory")
             #expect(try await mallory.get("/\(path(conversation))").status == 404)
-            #expect(try await mallory.patch("/\(path(conversation))", [["operation": "add", "property": "participants", "value": "mallory"]]).status == 404)
+            #expect(
+                try await mallory.patch(
+                    "/\(path(conversation))", [["operation": "add", "property": "participants", "value": "mallory"]]
+                ).status == 404)
             #expect(try await mallory.get("/identities/alice").status == 404)
             let stolen = try await mallory.syncRaw(
                 anchor: 0, operations: [["type": "update_status", "message_id": .string(message), "status": "read"]])
@@ -54,6 +57,27 @@ struct AccessTests {
             let noAccept = try await alice.client.request(.GET, "/conversations", headers: alice.auth, accept: nil)
             #expect(noAccept.status == 406)
             #expect(noAccept.errorID == "invalid_header")
+        }
+    }
+
+    @Test("A session token in the query string opens push connections, and nothing else")
+    func queryTokenOnlyForPush() async throws {
+        try await SyncHarness.run(settings: quickPush) { harness in
+            let alice = try await harness.user("alice")
+            let conversation = try await alice.conversation(with: ["bob"])
+            for route in ["/conversations", "/\(path(conversation))", "/announcements"] {
+                let queried = try await harness.client.request(.GET, "\(route)?session_token=\(alice.token)")
+                #expect(queried.status == 401, "\(route)")
+                #expect(queried.errorID == "authentication_required")
+            }
+            let synced = try await harness.client.request(.POST, "/sync?session_token=\(alice.token)", json: ["anchor": 0])
+            #expect(synced.status == 401)
+            // The push routes take it, as browsers cannot set headers on a WebSocket or an EventSource.
+            let socket = try await harness.socket(alice)
+            await socket.close()
+            let events = try await harness.events(alice)
+            #expect(events.status == 200)
+            events.close()
         }
     }
 }

@@ -151,6 +151,14 @@ struct OpenAPIConformanceTests {
                 let ready = try await orphan.request(.GET, "/health/ready", accept: nil)
                 api.check(ready, "GET", "/health/ready", 503)
                 #expect(ready.json?["checks"]?["auth"] == "unavailable")
+                // What an orchestrator's readiness probe asks: this replica itself is fine, so it
+                // stays in rotation (its routes that need auth answer 503 themselves).
+                let own = try await orphan.request(.GET, "/health/ready?peers=false", accept: nil)
+                api.check(own, "GET", "/health/ready", 200)
+                #expect(own.json?["checks"] == ["database": "ok"])
+                let wrong = try await orphan.request(.GET, "/health/ready?peers=maybe", accept: nil)
+                api.check(wrong, "GET", "/health/ready", 422)
+                #expect(wrong.json?["data"]?["property"] == "peers")
             }
         }
     }

@@ -20,12 +20,13 @@ struct ProcessFaultTests {
         try await AuthFixture.run(
             settings: ServerSettings(database: database, internalToken: internalToken), syncURL: syncURL
         ) { auth in
-            let sync = SyncProcess(
+            let sync = ServiceProcess(
+                "layer-sync", port: port,
                 environment: [
                     "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": internalToken,
-                    "LAYER_AUTH_URL": auth.server.baseURL, "LAYER_PORT": String(port), "LAYER_HOST": "127.0.0.1",
-                ], baseURL: syncURL)
-            _ = try await sync.start()
+                    "LAYER_AUTH_URL": auth.server.baseURL,
+                ])
+            try await sync.start()
             let client = TestClient(baseURL: syncURL)
             let alice = UserClient(id: "alice", token: try await auth.session(user: "alice"), client: client)
             let bob = UserClient(id: "bob", token: try await auth.session(user: "bob"), client: client)
@@ -61,53 +62,5 @@ struct ProcessFaultTests {
             #expect(twice.isEmpty, "in the changelog twice: \(twice.prefix(5))")
             #expect(try await sync.stop() == 0, "layer-sync stops on SIGTERM")
         }
-    }
-}
-
-/// The `layer-sync` binary, started, killed and started again on the same port.
-private actor SyncProcess {
-    let environment: [String: String]
-    let baseURL: String
-    private var child: ChildProcess?
-    /// How long each start took until `GET /health/ready` answered 200.
-    private(set) var readyAfter: [Duration] = []
-
-    init(environment: [String: String], baseURL: String) {
-        self.environment = environment
-        self.baseURL = baseURL
-    }
-
-    /// Starts the process and waits until it is ready.
-    func start() async throws {
-        let started = ContinuousClock.now
-        let child = try ChildProcess(try ChildProcess.builtProduct("layer-sync"), [], environment: environment)
-        self.child = child
-        let client = TestClient(baseURL: baseURL)
-        while ContinuousClock.now - started < .seconds(30) {
-            if let ready = try? await client.send(HTTPClientRequest(url: baseURL + "/health/ready"), timeout: .seconds(2)),
-                ready.status == 200
-            {
-                readyAfter.append(ContinuousClock.now - started)
-                return
-            }
-            if let status = Subprocess.exitStatus(of: child.pid, block: false) {
-                throw FixtureError("layer-sync exited with \(status): \(child.output)")
-            }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        throw FixtureError("layer-sync was not ready within 30 s: \(child.output)")
-    }
-
-    /// SIGKILL, as the OOM killer or a lost node ends a process; returns once it is gone.
-    func kill() async throws {
-        guard let child else { return }
-        child.signal(SIGKILL)
-        guard try await child.wait(timeout: .seconds(10)) != nil else { throw FixtureError("layer-sync outlived SIGKILL") }
-    }
-
-    /// SIGTERM; the exit status.
-    func stop() async throws -> Int32? {
-        child?.signal(SIGTERM)
-        return try await child?.wait(timeout: .seconds(30))
     }
 }

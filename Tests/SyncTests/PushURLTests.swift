@@ -35,11 +35,11 @@ struct PushURLTests {
     /// (presence), she sends a picture (a signed `download_url`) and starts typing. Returns the
     /// URLs each device received, by device.
     static func pushedURLs(
-        _ harness: SyncHarness, aliceHost: String, bobHost: String
+        _ harness: SyncHarness, aliceHost: String, bobHost: String, aliceForwarded: [String: String] = [:]
     ) async throws -> [String: [String]] {
         let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
         let content = try await alice.uploadContent(Array(repeating: 7, count: 4096), type: "image/png")
-        let aliceEvents = try await harness.events(alice, headers: ["Host": aliceHost])
+        let aliceEvents = try await harness.events(alice, headers: aliceForwarded.merging(["Host": aliceHost]) { $1 })
         let bobEvents = try await harness.events(bob, headers: ["Host": bobHost])
         let bobSocket = try await harness.socket(bob)
         let aliceSocket = try await harness.socket(alice)
@@ -110,6 +110,51 @@ struct PushURLTests {
                     "alice events": "https://chat.example", "bob events": "https://chat.example",
                     "bob socket": "https://chat.example",
                 ])
+        }
+    }
+
+    /// What the edge adds to every request it passes on (deploy/nginx/nginx.conf).
+    static let forwarded = ["X-Forwarded-Proto": "https", "X-Forwarded-Host": "chat.example.com"]
+
+    @Test("Behind a trusted edge, URLs are built on the scheme and host it forwarded, without LAYER_PUBLIC_URL")
+    func trustedEdgeForwardsSchemeAndHost() async throws {
+        var server = ServerSettings(internalToken: Secrets.randomToken())
+        server.trustedProxies = ["127.0.0.0/8"]
+        try await SyncHarness.run(settings: quickPush, server: server) { harness in
+            let received = try await Self.pushedURLs(
+                harness, aliceHost: "sync:8082", bobHost: "bob.example:8443", aliceForwarded: Self.forwarded)
+            Self.expect(
+                received,
+                bases: [
+                    "alice events": "https://chat.example.com", "bob events": "http://bob.example:8443",
+                    "bob socket": harness.fixture.server.baseURL,
+                ])
+            // Responses too: the conversation's own url, and the discovery links of `GET /`.
+            let alice = try await harness.user("alice")
+            let headers = alice.auth + Self.forwarded.map { ($0.key, $0.value) }
+            let listed = try await harness.client.request(.GET, "/conversations", headers: headers)
+            let urls = Self.urls(in: listed.json)
+            #expect(!urls.isEmpty && urls.allSatisfy { $0.hasPrefix("https://chat.example.com/") }, "\(urls)")
+            let root = try await harness.client.request(.GET, "/", headers: Self.forwarded.map { ($0.key, $0.value) })
+            #expect(root.headers.first(name: "Link")?.contains("<https://chat.example.com/conversations>") == true)
+        }
+    }
+
+    @Test("From a peer that is not a trusted proxy, X-Forwarded-Proto and X-Forwarded-Host change nothing")
+    func untrustedForwardedHeadersIgnored() async throws {
+        var server = ServerSettings(internalToken: Secrets.randomToken())
+        server.trustedProxies = ["10.0.0.0/8", "fd00::/8"]
+        try await SyncHarness.run(settings: quickPush, server: server) { harness in
+            let received = try await Self.pushedURLs(
+                harness, aliceHost: "alice.example", bobHost: "bob.example:8443", aliceForwarded: Self.forwarded)
+            Self.expect(
+                received,
+                bases: [
+                    "alice events": "http://alice.example", "bob events": "http://bob.example:8443",
+                    "bob socket": harness.fixture.server.baseURL,
+                ])
+            let root = try await harness.client.request(.GET, "/", headers: Self.forwarded.map { ($0.key, $0.value) })
+            #expect(root.headers.first(name: "Link")?.contains("<\(harness.fixture.server.baseURL)/conversations>") == true)
         }
     }
 }

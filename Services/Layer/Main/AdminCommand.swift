@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LayerModels
+import LayerServer
 
 /// `layer admin …`: the operator API from the command line.
 struct AdminCommand: AsyncParsableCommand {
@@ -11,10 +12,12 @@ struct AdminCommand: AsyncParsableCommand {
             RevokeToken.self, RevokeCertificate.self,
         ])
 
-    /// Where the suite is and the operator token: flags, then `LAYER_URL`/`LAYER_OPERATOR_TOKEN`,
-    /// then the `dev.json` of a local `layer dev`.
+    /// Where the suite is and the operator token: flags, then `LAYER_URL`/`LAYER_OPERATOR_TOKEN`
+    /// (or `LAYER_OPERATOR_TOKEN_FILE`), then the `dev.json` of a local `layer dev`, then the auth
+    /// service of this host (`http://127.0.0.1:$LAYER_PORT`, 8081 by default): inside the auth
+    /// service's container, `layer admin …` needs no flags.
     struct Connection: ParsableArguments {
-        @Option(help: "Base URL of the suite (default: LAYER_URL, or the running `layer dev`).")
+        @Option(help: "Base URL of the suite (default: LAYER_URL, the running `layer dev`, or the auth service on this host).")
         var url: String?
         @Option(help: "The operator token (default: LAYER_OPERATOR_TOKEN, or the running `layer dev`'s).")
         var operatorToken: String?
@@ -22,12 +25,12 @@ struct AdminCommand: AsyncParsableCommand {
         var dataDir: String = ".layer"
 
         func client() throws -> OperatorClient {
-            let environment = ProcessInfo.processInfo.environment
+            let environment = SettingsReader()
+            try environment.validate("layer admin")
             let dev = DevInfo.load(from: URL(fileURLWithPath: dataDir))
-            guard let url = url ?? environment["LAYER_URL"] ?? dev?.baseURL else {
-                throw ValidationError("No suite to talk to: pass --url or set LAYER_URL.")
-            }
-            guard let token = operatorToken ?? environment["LAYER_OPERATOR_TOKEN"] ?? dev?.operatorToken else {
+            let local = "http://127.0.0.1:\(environment.optional("LAYER_PORT") ?? "8081")"
+            let url = url ?? environment.optional("LAYER_URL") ?? dev?.baseURL ?? local
+            guard let token = operatorToken ?? environment.optional("LAYER_OPERATOR_TOKEN") ?? dev?.operatorToken else {
                 throw ValidationError("No operator token: pass --operator-token or set LAYER_OPERATOR_TOKEN.")
             }
             return OperatorClient(baseURL: url, token: token)

@@ -22,6 +22,7 @@ struct DevCommand: AsyncParsableCommand {
     func run() async throws {
         Observability.bootstrapLogging()
         let logger = Logger(label: "layer-dev")
+        raiseOpenFileLimit()
         let directory = URL(fileURLWithPath: dataDir).standardizedFileURL
         // Secrets live here (secrets.json, dev.json, the demo key, the database password): only its
         // owner may enter it.

@@ -28,7 +28,7 @@ public struct NamesService: ConfigurableService {
         auth = InternalClient(
             baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
             http: dependencies.http)
-        sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: false, limiters: dependencies.rateLimiters)
+        sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
         internalToken = server.internalToken
     }

@@ -47,8 +47,7 @@ public struct SyncService: ConfigurableService {
         let authURL = dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL)
         auth = InternalClient(baseURL: authURL, token: server.internalToken, http: dependencies.http)
         directoryChanges = DirectoryChanges(auth: authURL, internalToken: server.internalToken)
-        sessionAuthenticator = .remote(
-            auth: auth, server: server, allowsQueryToken: true, limiters: dependencies.rateLimiters)
+        sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: context.links,
             template: context.pushURLs, introspector: sessionAuthenticator.sessionIntrospector)
@@ -70,8 +69,9 @@ public struct SyncService: ConfigurableService {
         ServerAPIController(
             service: context, appTokens: appTokens, content: content, schedules: schedules, directory: directoryChanges
         ).addRoutes(to: router)
-        let streams = router.group().add(middleware: sessionAuthenticator)
-        WebSocketController(push: push, service: context, authenticator: sessionAuthenticator).addRoutes(to: streams)
+        let streamAuthenticator = sessionAuthenticator.acceptingQueryToken()
+        let streams = router.group().add(middleware: streamAuthenticator)
+        WebSocketController(push: push, service: context, authenticator: streamAuthenticator).addRoutes(to: streams)
         EventsController(push: push, service: context).addRoutes(to: streams)
         // What other services of the suite call, with the internal token.
         let internalRoutes = router.group("internal/v1")
@@ -82,7 +82,7 @@ public struct SyncService: ConfigurableService {
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {
-        WebSocketController(push: push, service: context, authenticator: sessionAuthenticator)
+        WebSocketController(push: push, service: context, authenticator: sessionAuthenticator.acceptingQueryToken())
             .addWebSocketRoutes(to: router)
     }
 

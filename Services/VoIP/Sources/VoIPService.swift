@@ -39,7 +39,7 @@ public struct VoIPService: ConfigurableService {
         let names = dependencies.optionalPeerURL(InternalAPI.Service.names, configured: settings.namesURL).map {
             InternalClient(baseURL: $0, token: server.internalToken, http: dependencies.http)
         }
-        sessionAuthenticator = .remote(auth: auth, server: server, allowsQueryToken: false, limiters: dependencies.rateLimiters)
+        sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         calls = Calls(
             repository: CallRepository(postgres: dependencies.postgres), signals: CallSignals(sync: sync),
             knownUsers: KnownUsers(auth: auth),

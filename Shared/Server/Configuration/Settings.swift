@@ -1,17 +1,44 @@
 import Foundation
+import HTTPTypes
+import LayerModels
 
 /// Reads typed settings from the environment, collecting every problem so that a service that
 /// cannot start says at once everything that is missing or wrong.
+///
+/// Any setting `LAYER_X` may instead be given as a file, `LAYER_X_FILE` naming it (a Docker or
+/// Kubernetes secret mounted as a file): its content, without the trailing newline, is the value.
 public struct SettingsReader {
     public let environment: [String: String]
     public var problems: [String] = []
+    /// The values read from `LAYER_X_FILE` files, by the name of the setting (`LAYER_X`).
+    private var fromFiles: [String: String] = [:]
+    /// Settings whose own names end in `_FILE`: they are paths, not values given as files.
+    static let pathSettings: Set<String> = ["LAYER_CA_CERTIFICATE_FILE", "LAYER_CA_KEY_FILE"]
 
     public init(_ environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
+        for (variable, path) in environment.sorted(by: { $0.key < $1.key })
+        where variable.hasPrefix("LAYER_") && variable.hasSuffix("_FILE") && !Self.pathSettings.contains(variable) {
+            let name = String(variable.dropLast("_FILE".count))
+            let path = path.trimmingCharacters(in: .whitespaces)
+            guard !path.isEmpty else { continue }
+            if let direct = environment[name], !direct.trimmingCharacters(in: .whitespaces).isEmpty {
+                problems.append("\(name) and \(variable) are both set; give one of them")
+                continue
+            }
+            do {
+                var value = try String(contentsOfFile: path, encoding: .utf8)
+                while value.hasSuffix("\n") || value.hasSuffix("\r") { value.removeLast() }
+                fromFiles[name] = value
+            } catch {
+                problems.append("\(variable): cannot read \(path)")
+            }
+        }
     }
 
     public func optional(_ name: String) -> String? {
-        guard let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = (environment[name] ?? fromFiles[name])?.trimmingCharacters(in: .whitespaces), !value.isEmpty
+        else { return nil }
         return value
     }
 
@@ -73,8 +100,12 @@ public struct ServerSettings: Sendable {
     public var internalToken: String
     public var realm: String
     public var introspectionCacheTTL: Duration
-    /// Addresses of edge proxies whose `X-Client-Certificate` header is believed.
-    public var trustedProxies: Set<String>
+    /// The edge proxies whose forwarding headers are believed: `X-Forwarded-For`,
+    /// `X-Forwarded-Proto`, `X-Forwarded-Host` and ``clientCertificateHeader``.
+    public var trustedProxies: TrustedProxies
+    /// The header in which a trusted proxy forwards the client certificate it verified, as
+    /// URL-escaped PEM (nginx's `$ssl_client_escaped_cert`; ingress-nginx calls it `ssl-client-cert`).
+    public var clientCertificateHeader: String = LayerHeader.clientCertificate
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
     public var publicBaseURL: String?
@@ -97,7 +128,7 @@ public struct ServerSettings: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, database: DatabaseSettings? = nil,
         internalToken: String, realm: String = "layerline",
-        introspectionCacheTTL: Duration = .seconds(5), trustedProxies: Set<String> = [],
+        introspectionCacheTTL: Duration = .seconds(5), trustedProxies: TrustedProxies = .none,
         tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil, publicBaseURL: String? = nil,
         rateLimits: RateLimits = .standard
     ) {
@@ -134,6 +165,17 @@ public struct ServerSettings: Sendable {
         if (tlsCertificate == nil) != (tlsKey == nil) {
             reader.problems.append("LAYER_TLS_CERTIFICATE and LAYER_TLS_KEY must be set together")
         }
+        var invalidProxies: [String] = []
+        let trustedProxies = TrustedProxies(parsing: reader.list("LAYER_TRUSTED_PROXIES"), invalid: &invalidProxies)
+        if !invalidProxies.isEmpty {
+            reader.problems.append(
+                "LAYER_TRUSTED_PROXIES takes addresses and CIDR ranges (10.0.0.7, 10.244.0.0/16, fd00::/8), not "
+                    + invalidProxies.map { "'\($0)'" }.joined(separator: ", "))
+        }
+        let certificateHeader = reader.optional("LAYER_CLIENT_CERTIFICATE_HEADER") ?? LayerHeader.clientCertificate
+        if HTTPField.Name(certificateHeader) == nil {
+            reader.problems.append("LAYER_CLIENT_CERTIFICATE_HEADER is not a header name: '\(certificateHeader)'")
+        }
         let requestTimeout = Duration.milliseconds(reader.integer("LAYER_REQUEST_TIMEOUT_MS", default: 10_000, in: 100...600_000))
         database?.statementTimeout = requestTimeout
         var settings = ServerSettings(
@@ -144,11 +186,12 @@ public struct ServerSettings: Sendable {
             realm: reader.optional("LAYER_REALM") ?? "layerline",
             introspectionCacheTTL: .milliseconds(
                 reader.integer("LAYER_INTROSPECTION_CACHE_MS", default: 5000, in: 0...300_000)),
-            trustedProxies: Set(reader.list("LAYER_TRUSTED_PROXIES")),
+            trustedProxies: trustedProxies,
             tlsCertificatePath: tlsCertificate, tlsKeyPath: tlsKey,
             publicBaseURL: reader.optional("LAYER_PUBLIC_URL"),
             rateLimits: RateLimits.read(&reader))
         settings.requestTimeout = requestTimeout
+        settings.clientCertificateHeader = certificateHeader
         settings.readTimeout = .milliseconds(reader.integer("LAYER_READ_TIMEOUT_MS", default: 30_000, in: 1000...3_600_000))
         settings.readinessTimeout = .milliseconds(reader.integer("LAYER_READINESS_TIMEOUT_MS", default: 900, in: 50...60_000))
         settings.shutdownTimeout = .milliseconds(reader.integer("LAYER_SHUTDOWN_TIMEOUT_MS", default: 10_000, in: 0...600_000))

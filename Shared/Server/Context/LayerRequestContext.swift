@@ -38,7 +38,7 @@ public struct LayerRequestContext: RequestContext, WebSocketRequestContext, Send
 
     /// The client's address: the peer's, or, when the peer is a trusted proxy, the last address
     /// that proxy appended to `X-Forwarded-For`. What rate limits are keyed on.
-    public func clientIP(_ request: Request, trustedProxies: Set<String>) -> String {
+    public func clientIP(_ request: Request, trustedProxies: TrustedProxies) -> String {
         let peer = remoteIP ?? "unknown"
         guard trustedProxies.contains(peer), let forwarded = request.headers[.xForwardedFor],
             let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty

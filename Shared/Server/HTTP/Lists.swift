@@ -90,10 +90,9 @@ public struct URLBuilder: Sendable {
 }
 
 extension Request {
-    /// The base of the URLs in response objects: the configured public URL, or this request's host.
+    /// The base of the URLs in response objects: the configured public URL, or where the client
+    /// addressed this request (through a trusted edge: the scheme and host it forwarded).
     public func urls(publicBaseURL: String?, tls: Bool) -> URLBuilder {
-        if let publicBaseURL { return URLBuilder(base: publicBaseURL) }
-        let host = head.authority ?? "localhost"
-        return URLBuilder(base: "\(tls ? "https" : "http")://\(host)")
+        URLBuilder(base: publicBaseURL ?? clientBaseURL(tls: tls))
     }
 }

@@ -118,5 +118,6 @@ extension HTTPField.Name {
     public static let methodOverride = Self("X-HTTP-Method-Override")!
     public static let link = Self("Link")!
     public static let forwardedProto = Self("X-Forwarded-Proto")!
+    public static let forwardedHost = Self("X-Forwarded-Host")!
     public static let xForwardedFor = Self("X-Forwarded-For")!
 }

@@ -126,9 +126,9 @@ public struct RateLimiters: Sendable {
 public struct RateLimitMiddleware: RouterMiddleware {
     public typealias Context = LayerRequestContext
     let limiter: RateLimiter
-    let trustedProxies: Set<String>
+    let trustedProxies: TrustedProxies
 
-    public init(_ limiter: RateLimiter, trustedProxies: Set<String>) {
+    public init(_ limiter: RateLimiter, trustedProxies: TrustedProxies) {
         self.limiter = limiter
         self.trustedProxies = trustedProxies
     }

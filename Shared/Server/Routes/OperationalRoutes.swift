@@ -41,10 +41,18 @@ public struct OperationalRoutes: Sendable {
         router.get("/health/live") { _, _ in
             Self.json(["status": "ok"])
         }
-        router.get("/health/ready") { _, context in
+        router.get("/health/ready") { request, context in
             // Every check runs at once and gets under a second: a probe is answered promptly with
-            // what is down, even while the database does not answer at all.
+            // what is down, even while the database does not answer at all. `?peers=false` checks
+            // only the database, what this replica needs itself: an orchestrator's readiness probe,
+            // so that one service's outage does not take every replica of the others out of rotation
+            // (they answer 503 for what needs the peer, and the rest keeps working).
             var all = readiness
+            switch request.uri.queryParameters["peers"] {
+            case nil, "true": break
+            case "false": all = [:]
+            default: throw APIError.invalid("peers", "peers is true (the default) or false.")
+            }
             let checkTimeout = self.checkTimeout
             let logger = context.logger
             all["database"] = { (try? await postgres.query("SELECT 1", logger: logger)) != nil }
@@ -82,9 +90,5 @@ public struct OperationalRoutes: Sendable {
 
 extension Request {
     /// `scheme://host` of this request as the client addressed it, for links in responses.
-    public var baseURL: String {
-        let host = head.authority ?? "localhost"
-        let scheme = headers[.forwardedProto] ?? head.scheme ?? "http"
-        return "\(scheme)://\(host)"
-    }
+    public var baseURL: String { clientBaseURL(tls: head.scheme == "https") }
 }

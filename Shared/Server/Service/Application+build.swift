@@ -34,6 +34,7 @@ public func buildApplication(
 
     let router = Router(context: LayerRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routeTable = RouteTable()
+    router.add(middleware: ForwardedHeadersMiddleware(trusted: settings.trustedProxies))
     router.add(middleware: ErrorMiddleware(routes: routeTable))
     router.add(middleware: MetricsMiddleware())
     OperationalRoutes(
@@ -49,6 +50,7 @@ public func buildApplication(
     routeTable.load(router)
 
     let webSocketRouter = Router(context: LayerRequestContext.self)
+    webSocketRouter.add(middleware: ForwardedHeadersMiddleware(trusted: settings.trustedProxies))
     for service in services {
         service.addWebSocketRoutes(to: webSocketRouter)
     }

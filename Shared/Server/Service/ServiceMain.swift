@@ -18,6 +18,8 @@ public enum ServiceMain {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             exit(78)
         }
+        // Each WebSocket or event stream holds a descriptor; the soft limit would cap them at ~1,000.
+        raiseOpenFileLimit()
         let postgres = server.database!.makeClient(logger: logger)
         let app = try buildApplication([plan], settings: server, postgres: postgres, logger: logger)
         try await ServiceGroup(configuration: .layer(app, settings: server, logger: logger)).run()

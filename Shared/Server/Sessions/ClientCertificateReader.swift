@@ -2,19 +2,25 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LayerModels
 import NIOCore
 import NIOSSL
 
 /// Finds the client certificate of a request, for certificate-bound sessions: the one presented
-/// over mutual TLS to this server, or the one an edge proxy verified and forwarded in
-/// `X-Client-Certificate` (honoured only when the request comes from a trusted proxy address).
+/// over mutual TLS to this server, or the one an edge proxy verified and forwarded in its header
+/// (`X-Client-Certificate` unless configured otherwise; honoured only from a trusted proxy).
 public struct ClientCertificateReader: Sendable {
     public let tlsEnabled: Bool
-    public let trustedProxies: Set<String>
+    public let trustedProxies: TrustedProxies
+    let header: HTTPField.Name
 
-    public init(tlsEnabled: Bool, trustedProxies: Set<String>) {
+    public init(
+        tlsEnabled: Bool, trustedProxies: TrustedProxies,
+        header: HTTPField.Name = HTTPField.Name(LayerHeader.clientCertificate)!
+    ) {
         self.tlsEnabled = tlsEnabled
         self.trustedProxies = trustedProxies
+        self.header = header
     }
 
     /// The certificate's DER bytes, if the request presented one in a way we trust.
@@ -22,7 +28,7 @@ public struct ClientCertificateReader: Sendable {
         if tlsEnabled, let certificate = try? await context.channel.nioSSL_peerCertificate().get() {
             return try? certificate.toDERBytes()
         }
-        guard let forwarded = request.headers[.clientCertificate], let ip = context.remoteIP,
+        guard let forwarded = request.headers[header], let ip = context.remoteIP,
             trustedProxies.contains(ip)
         else { return nil }
         let pem = forwarded.removingPercentEncoding ?? forwarded

@@ -167,7 +167,9 @@ extension ClientCertificateReader {
     /// Reads device certificates as the server's settings say they arrive: over its own TLS, or
     /// from the trusted edge proxies.
     public init(_ server: ServerSettings) {
-        self.init(tlsEnabled: server.tlsCertificatePath != nil, trustedProxies: server.trustedProxies)
+        self.init(
+            tlsEnabled: server.tlsCertificatePath != nil, trustedProxies: server.trustedProxies,
+            header: HTTPField.Name(server.clientCertificateHeader) ?? HTTPField.Name(LayerHeader.clientCertificate)!)
     }
 }
 
@@ -175,11 +177,19 @@ extension SessionAuthenticator {
     /// The session check of a service other than auth: sessions introspected with the auth service
     /// over internal HTTP, active answers trusted for the introspection cache time.
     public static func remote(
-        auth: InternalClient, server: ServerSettings, allowsQueryToken: Bool, limiters: RateLimiters
+        auth: InternalClient, server: ServerSettings, limiters: RateLimiters
     ) -> SessionAuthenticator {
         SessionAuthenticator(
             introspector: CachingIntrospector(HTTPSessionIntrospector(client: auth), ttl: server.introspectionCacheTTL),
-            certificates: ClientCertificateReader(server), realm: server.realm, allowsQueryToken: allowsQueryToken,
+            certificates: ClientCertificateReader(server), realm: server.realm, limiters: limiters)
+    }
+
+    /// The same check for the push routes (`/websocket`, `/events`), which also take the session
+    /// token as `?session_token=`: browsers cannot set headers on a WebSocket or an EventSource.
+    /// Every other route takes it only in `Authorization`, so tokens stay out of URLs and logs.
+    public func acceptingQueryToken() -> SessionAuthenticator {
+        SessionAuthenticator(
+            introspector: introspector, certificates: certificates, realm: realm, allowsQueryToken: true,
             limiters: limiters)
     }
 

@@ -13,7 +13,7 @@ struct ClientController: Sendable {
     let authenticator: SessionAuthenticator
     let limiters: RateLimiters
     let endings: SessionEndings
-    let trustedProxies: Set<String>
+    let trustedProxies: TrustedProxies
 
     struct NonceResponse: Codable { var nonce: String }
 
@@ -26,7 +26,8 @@ struct ClientController: Sendable {
         }
     }
 
-    struct SessionResponse: Codable { var sessionToken: String
+    struct SessionResponse: Codable {
+        var sessionToken: String
         enum CodingKeys: String, CodingKey { case sessionToken = "session_token" }
     }
 
