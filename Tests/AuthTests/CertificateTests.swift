@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import HTTPTypes
 import LayerModels
 import LayerServer
 import LayerTesting
@@ -162,6 +163,29 @@ import _CryptoExtras
             let withoutHeader = try await auth.current(token, via: auth.client)
             #expect(withoutHeader.status == 401)
             #expect(withoutHeader.errorID == "authentication_required")
+        }
+    }
+
+    @Test(
+        "Behind ingress-nginx the certificate comes in ssl-client-cert (LAYER_CLIENT_CERTIFICATE_HEADER); the default header is then ignored"
+    )
+    func configuredCertificateHeader() async throws {
+        var settings = Self.settings(trustedProxies: ["127.0.0.0/8"])
+        settings.clientCertificateHeader = HTTPField.Name("ssl-client-cert")!
+        try await AuthFixture.run(settings: settings) { auth in
+            let certificate = try await Self.forwardedCertificate(auth)[0].1
+            let ingress = [("ssl-client-cert", certificate)]
+            let opened = try await auth.createSession(token: try await auth.identityToken(user: "hana"), headers: ingress)
+            let token = try #require(opened.json?["session_token"]?.stringValue)
+            let current = try await auth.current(token, via: auth.client, headers: ingress)
+            #expect(current.status == 200)
+            #expect(current.json?["certificate_bound"] == .bool(true))
+            #expect(try await auth.current(token, via: auth.client).status == 401)
+
+            let unbound = try await auth.createSession(
+                token: try await auth.identityToken(user: "ines"), headers: [("X-Client-Certificate", certificate)])
+            let other = try #require(unbound.json?["session_token"]?.stringValue)
+            #expect(try await auth.current(other, via: auth.client).json?["certificate_bound"] == .bool(false))
         }
     }
 

@@ -64,7 +64,7 @@ import Testing
         #expect(settings.port == 8081)
         #expect(settings.trustedProxies == ["10.0.0.1", "10.0.0.2"])
         #expect(settings.introspectionCacheTTL == .milliseconds(250))
-        #expect(settings.clientCertificateHeader == "X-Client-Certificate")
+        #expect(settings.clientCertificateHeader == .clientCertificate)
     }
 
     @Test("Trusted proxies are addresses and CIDR ranges; anything else stops the service, named")
@@ -83,7 +83,7 @@ import Testing
         for outside in ["10.245.0.1", "192.0.2.8", "fd00:2::1", "127.0.0.1", "::1", "unknown", ""] {
             #expect(!proxies.contains(outside), "\(outside)")
         }
-        #expect(settings.clientCertificateHeader == "ssl-client-cert")
+        #expect(settings.clientCertificateHeader.rawName == "ssl-client-cert")
         #expect(TrustedProxies(arrayLiteral: "0.0.0.0/0").contains("203.0.113.9"))
         #expect(!TrustedProxies.none.contains("127.0.0.1"))
 
@@ -118,6 +118,10 @@ import Testing
         #expect(settings.internalToken == "s3cret-token")
         #expect(settings.database?.host == "h" && settings.database?.password == "p")
         #expect(reader.optional("LAYER_CA_KEY_FILE")?.hasSuffix("absent.key") == true)
+
+        // An empty variable (compose's `LAYER_X: ${LAYER_X:-}`) leaves the file in charge.
+        let empty = SettingsReader(["LAYER_INTERNAL_TOKEN": "", "LAYER_INTERNAL_TOKEN_FILE": token.path])
+        #expect(empty.problems.isEmpty && empty.optional("LAYER_INTERNAL_TOKEN") == "s3cret-token")
 
         var twice = SettingsReader(["LAYER_INTERNAL_TOKEN": "a", "LAYER_INTERNAL_TOKEN_FILE": token.path])
         _ = twice.optional("LAYER_INTERNAL_TOKEN")

@@ -4,6 +4,7 @@ import LayerModels
 import LayerTesting
 import NIOCore
 import Synchronization
+import Testing
 
 /// The steady load of the fault tests: senders that post messages one after another until told to
 /// stop, and what each request came to.
@@ -66,6 +67,22 @@ enum FaultLoad {
         } catch {
             return Outcome(failure: "\(error)")
         }
+    }
+
+    /// What every process fault test expects of its senders: no request hung, every answer was 201
+    /// or 503, and more than 50 messages went through. The ids of the acknowledged messages.
+    static func acknowledged(
+        _ outcomes: [Outcome], sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [String] {
+        let hung = outcomes.filter(\.timedOut)
+        #expect(hung.isEmpty, "requests that hung: \(hung.count)", sourceLocation: sourceLocation)
+        let unexpected = outcomes.compactMap(\.status).filter { $0 != 201 && $0 != 503 }
+        #expect(unexpected.isEmpty, "statuses other than 201 and 503: \(unexpected)", sourceLocation: sourceLocation)
+        let acknowledged = outcomes.compactMap(\.messageID)
+        #expect(
+            acknowledged.count > 50, "the senders got through (\(acknowledged.count) acknowledged)",
+            sourceLocation: sourceLocation)
+        return acknowledged
     }
 
     /// Checks that every acknowledged message is in `reader`'s changelog after `anchor` exactly once

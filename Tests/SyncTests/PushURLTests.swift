@@ -137,6 +137,10 @@ struct PushURLTests {
             #expect(!urls.isEmpty && urls.allSatisfy { $0.hasPrefix("https://chat.example.com/") }, "\(urls)")
             let root = try await harness.client.request(.GET, "/", headers: Self.forwarded.map { ($0.key, $0.value) })
             #expect(root.headers.first(name: "Link")?.contains("<https://chat.example.com/conversations>") == true)
+            // Even from the edge, only a scheme and a host name are taken.
+            let odd = try await harness.client.request(
+                .GET, "/", headers: [("X-Forwarded-Proto", "javascript"), ("X-Forwarded-Host", "evil.example/x?")])
+            #expect(odd.headers.first(name: "Link")?.contains("<\(harness.fixture.server.baseURL)/conversations>") == true)
         }
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import LayerModels
 
 /// Reads typed settings from the environment, collecting every problem so that a service that
 /// cannot start says at once everything that is missing or wrong.
@@ -36,10 +35,12 @@ public struct SettingsReader {
         }
     }
 
+    /// The setting's value: the variable's, or else its file's; nil when neither is set or both are empty.
     public func optional(_ name: String) -> String? {
-        guard let value = (environment[name] ?? fromFiles[name])?.trimmingCharacters(in: .whitespaces), !value.isEmpty
-        else { return nil }
-        return value
+        for value in [environment[name], fromFiles[name]] {
+            if let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
+        }
+        return nil
     }
 
     public mutating func required(_ name: String, _ purpose: String) -> String {
@@ -105,7 +106,7 @@ public struct ServerSettings: Sendable {
     public var trustedProxies: TrustedProxies
     /// The header in which a trusted proxy forwards the client certificate it verified, as
     /// URL-escaped PEM (nginx's `$ssl_client_escaped_cert`; ingress-nginx calls it `ssl-client-cert`).
-    public var clientCertificateHeader: String = LayerHeader.clientCertificate
+    public var clientCertificateHeader: HTTPField.Name = .clientCertificate
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
     public var publicBaseURL: String?
@@ -172,9 +173,13 @@ public struct ServerSettings: Sendable {
                 "LAYER_TRUSTED_PROXIES takes addresses and CIDR ranges (10.0.0.7, 10.244.0.0/16, fd00::/8), not "
                     + invalidProxies.map { "'\($0)'" }.joined(separator: ", "))
         }
-        let certificateHeader = reader.optional("LAYER_CLIENT_CERTIFICATE_HEADER") ?? LayerHeader.clientCertificate
-        if HTTPField.Name(certificateHeader) == nil {
-            reader.problems.append("LAYER_CLIENT_CERTIFICATE_HEADER is not a header name: '\(certificateHeader)'")
+        var certificateHeader = HTTPField.Name.clientCertificate
+        if let name = reader.optional("LAYER_CLIENT_CERTIFICATE_HEADER") {
+            if let header = HTTPField.Name(name) {
+                certificateHeader = header
+            } else {
+                reader.problems.append("LAYER_CLIENT_CERTIFICATE_HEADER is not a header name: '\(name)'")
+            }
         }
         let requestTimeout = Duration.milliseconds(reader.integer("LAYER_REQUEST_TIMEOUT_MS", default: 10_000, in: 100...600_000))
         database?.statementTimeout = requestTimeout

@@ -22,9 +22,13 @@ public struct ForwardedHeadersMiddleware: RouterMiddleware {
         let host = request.headers[.forwardedHost]
         guard proto != nil || host != nil else { return try await next(request, context) }
         let believed = context.remoteIP.map(trusted.contains) ?? false
+        let keptProto = believed ? proto.flatMap(Self.scheme) : nil
+        let keptHost = believed ? host.flatMap(Self.host) : nil
+        // The edge's own headers, as it sends them on every request, pass as they are.
+        if keptProto == proto && keptHost == host { return try await next(request, context) }
         var head = request.head
-        head.headerFields[.forwardedProto] = believed ? proto.flatMap(Self.scheme) : nil
-        head.headerFields[.forwardedHost] = believed ? host.flatMap(Self.host) : nil
+        head.headerFields[.forwardedProto] = keptProto
+        head.headerFields[.forwardedHost] = keptHost
         return try await next(Request(head: head, body: request.body), context)
     }
 

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import LayerModels
 import NIOCore
 import NIOSSL
 
@@ -14,10 +13,7 @@ public struct ClientCertificateReader: Sendable {
     public let trustedProxies: TrustedProxies
     let header: HTTPField.Name
 
-    public init(
-        tlsEnabled: Bool, trustedProxies: TrustedProxies,
-        header: HTTPField.Name = HTTPField.Name(LayerHeader.clientCertificate)!
-    ) {
+    public init(tlsEnabled: Bool, trustedProxies: TrustedProxies, header: HTTPField.Name = .clientCertificate) {
         self.tlsEnabled = tlsEnabled
         self.trustedProxies = trustedProxies
         self.header = header

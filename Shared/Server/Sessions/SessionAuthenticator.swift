@@ -169,7 +169,7 @@ extension ClientCertificateReader {
     public init(_ server: ServerSettings) {
         self.init(
             tlsEnabled: server.tlsCertificatePath != nil, trustedProxies: server.trustedProxies,
-            header: HTTPField.Name(server.clientCertificateHeader) ?? HTTPField.Name(LayerHeader.clientCertificate)!)
+            header: server.clientCertificateHeader)
     }
 }
 
