@@ -76,7 +76,9 @@ let services = [
         ]),
     Service(
         "Sync", executable: "layer-sync",
-        dependencies: [crypto, cryptoExtras, httpClient, webSocket, .product(name: "CompressNIO", package: "compress-nio")]),
+        dependencies: [crypto, cryptoExtras, httpClient, webSocket, .product(name: "CompressNIO", package: "compress-nio")],
+        // The pages the browser tests load.
+        testExcludes: ["Web/Pages"]),
     Service(
         "Names", executable: "layer-names", dependencies: [httpClient],
         modules: [

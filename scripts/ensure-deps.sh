@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the suite and its tests need when it is missing: from Debian's packages, the
 # PostgreSQL server binaries (initdb, pg_ctl, postgres) for the embedded default, python3-venv for
-# the offline deployment checks, nginx for the edge tests, and coturn, whose STUN client (turnutils_stunclient) and server
+# the offline deployment checks, nginx for the edge tests, Chromium for the browser tests, and coturn, whose STUN client (turnutils_stunclient) and server
 # (turnserver) the STUN interoperability tests and `layer-bench stun` run; with pip, into the
 # project's virtual environment .venv-tools/ (gitignored), aioice, the independent STUN client of
 # those tests. Safe to run again; does nothing when all is there.
@@ -21,6 +21,8 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v turnutils_stunclient >/dev/null 2>&1 || missing+=(coturn)
 # The edge tests and `nginx -t` run the project's nginx configuration with Debian's nginx.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
+# The browser tests load a web app's page in headless Chromium, which calls the suite on another origin.
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing: ${missing[*]}"

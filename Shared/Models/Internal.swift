@@ -300,4 +300,25 @@ public enum InternalAPI {
         public var valid: Bool
         public init(valid: Bool) { self.valid = valid }
     }
+
+    /// `POST /internal/v1/origins` (empty body): every app's allowed web origins (CORS).
+    public static let originsPath = "/internal/v1/origins"
+
+    public struct AppOrigins: Codable, Sendable, Equatable {
+        public var apps: [App]
+        public init(apps: [App]) { self.apps = apps }
+
+        public struct App: Codable, Sendable, Equatable {
+            public var appID: UUID
+            public var origins: [String]
+            public init(appID: UUID, origins: [String]) {
+                self.appID = appID
+                self.origins = origins
+            }
+            enum CodingKeys: String, CodingKey {
+                case origins
+                case appID = "app_id"
+            }
+        }
+    }
 }

@@ -47,7 +47,7 @@ import X509
     }
 
     static let publicOperations: Set<String> = [
-        "get /", "post /nonces", "post /sessions", "get /sessions/current", "delete /sessions/{token}",
+        "get /", "get /ping", "post /nonces", "post /sessions", "get /sessions/current", "delete /sessions/{token}",
         "post /certificates", "post /admin/apps", "get /admin/apps/{app}", "patch /admin/apps/{app}",
         "post /admin/apps/{app}/providers", "post /admin/apps/{app}/providers/{provider}/keys",
         "patch /admin/apps/{app}/providers/{provider}/keys/{key}",

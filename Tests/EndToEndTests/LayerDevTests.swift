@@ -127,6 +127,17 @@ import Testing
             "/usr/bin/turnutils_stunclient", ["-p", "\(info.stun_port)", "127.0.0.1"], timeout: .seconds(20))
         #expect(stun.status == 0 && stun.output.contains("UDP reflexive addr: 127.0.0.1:"), "\(stun.output)")
 
+        // Web pages served from this machine may call it (CORS), and the banner says so; others may not.
+        #expect(dev.output.contains("http://localhost:*"))
+        for (origin, allowed) in [("http://localhost:5173", true), ("http://127.0.0.1:3000", true), ("https://evil.example", false)] {
+            let preflight = try await client.request(
+                .OPTIONS, "/conversations",
+                headers: [("Origin", origin), ("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "authorization")],
+                accept: nil)
+            #expect((preflight.status == 204) == allowed, "\(origin): \(preflight.status)")
+            #expect(preflight.headers.first(name: "Access-Control-Allow-Origin") == (allowed ? origin : nil))
+        }
+
         // Its OpenAPI document covers every service, as `layer openapi` prints it.
         let document = try await client.request(.GET, "/openapi.yaml", accept: nil)
         #expect(document.text.trimmingCharacters(in: .whitespacesAndNewlines) == (try await layer(["openapi"])))
@@ -156,8 +167,18 @@ import Testing
     func adminCommands(directory: URL, info: DevJSON) async throws {
         let common = ["--data-dir", directory.path]
 
-        let app = try await layer(["admin", "create-app", "--name", "Cli app"] + common)
+        let app = try await layer(["admin", "create-app", "--name", "Cli app", "--allowed-origin", "https://a.example"] + common)
         #expect(LayerID(parsing: app, as: .apps) != nil)
+
+        // The app's web origins: set, replaced, refused when malformed, cleared.
+        let origins = try await layer(
+            ["admin", "allow-origins", "--app", app, "--origin", "https://chat.example.com", "--origin", "https://*.example.org"] + common)
+        #expect(origins == "https://chat.example.com\nhttps://*.example.org")
+        let malformed = try ChildProcess(
+            try ChildProcess.builtProduct("layer"), ["admin", "allow-origins", "--app", app, "--origin", "chat.example.com"] + common)
+        #expect(try await malformed.wait(timeout: .seconds(30)) != 0)
+        #expect(malformed.output.contains("allowed_origins.0"), "\(malformed.output)")
+        #expect(try await layer(["admin", "allow-origins", "--app", app] + common) == "no origins allowed for \(app)")
 
         let keyFile = directory.appendingPathComponent("cli-key.pem")
         try Data(try TestKeys.key(4).pemRepresentation.utf8).write(to: keyFile)

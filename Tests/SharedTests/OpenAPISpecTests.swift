@@ -62,7 +62,7 @@ import Testing
         #expect(parsed.root["servers"] == [["url": "/"]])
         #expect(parsed.root["tags"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["alpha", "server", "operational"])
         #expect(try operations(document) == [
-            "get /alpha", "get /", "get /health/live", "get /health/ready", "get /metrics", "get /openapi.yaml",
+            "get /alpha", "get /", "get /ping", "get /health/live", "get /health/ready", "get /metrics", "get /openapi.yaml",
         ])
         #expect(parsed.root["paths"]?["/alpha"]?["get"]?["responses"]?["200"] == ["$ref": "#/components/responses/NoContent"])
         #expect(parsed.root["components"]?["responses"]?["NoContent"] != nil)

@@ -27,6 +27,7 @@ public struct AuthService: ConfigurableService {
     let endings: SessionEndings
     let directory: UserDirectory
     let reporter: ClaimsReporter
+    let origins: AllowedOrigins
 
     public init(settings: AuthSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -66,6 +67,7 @@ public struct AuthService: ConfigurableService {
             introspector: LocalIntrospector(sessions: sessions), certificates: certificateReader, realm: server.realm,
             limiters: dependencies.rateLimiters)
         limiters = dependencies.rateLimiters
+        origins = dependencies.origins
     }
 
     public func addRoutes(to router: Router<LayerRequestContext>) {
@@ -75,9 +77,11 @@ public struct AuthService: ConfigurableService {
             trustedProxies: server.trustedProxies
         ).addRoutes(to: router)
         AdminController(
-            apps: sessions.apps, sessions: sessions.sessions, endings: endings, operatorToken: settings.operatorToken
+            apps: sessions.apps, sessions: sessions.sessions, endings: endings, operatorToken: settings.operatorToken,
+            origins: origins
         ).addRoutes(to: router)
-        ServerAPIController(apps: sessions.apps, directory: directory, endings: endings).addRoutes(to: router)
+        ServerAPIController(apps: sessions.apps, directory: directory, endings: endings, origins: origins)
+            .addRoutes(to: router)
         InternalController(sessions: sessions, directory: directory, internalToken: server.internalToken)
             .addRoutes(to: router)
     }
@@ -88,6 +92,10 @@ public struct AuthService: ConfigurableService {
             IdentityCacheListener(cache: directory.cache, logger: Logger(label: "auth.identity-cache")),
         ]
     }
+
+    /// The apps' allowed origins come from this service's own tables.
+    public var appOrigins: (any AppOriginSource)? { sessions.apps }
+    public var sessionCheck: SessionAuthenticator? { sessionAuthenticator }
 
     public func prepare(logger: Logger) async throws {
         try await certificates.prepare(logger: logger)

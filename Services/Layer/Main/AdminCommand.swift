@@ -8,8 +8,8 @@ struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin", abstract: "Manage apps, provider keys, Server API tokens and certificates.",
         subcommands: [
-            CreateApp.self, AddKey.self, DisableKey.self, EnableKey.self, DeleteKey.self, CreateToken.self,
-            RevokeToken.self, RevokeCertificate.self,
+            CreateApp.self, AllowOrigins.self, AddKey.self, DisableKey.self, EnableKey.self, DeleteKey.self,
+            CreateToken.self, RevokeToken.self, RevokeCertificate.self,
         ])
 
     /// Where the suite is and the operator token: flags, then `LAYER_URL`/`LAYER_OPERATOR_TOKEN`
@@ -41,9 +41,30 @@ struct AdminCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app and print its id.")
         @OptionGroup var connection: Connection
         @Option(help: "The app's name.") var name: String
+        @Option(name: .customLong("allowed-origin"), help: "A web origin browsers may call the suite from for this app (repeat it).")
+        var allowedOrigins: [String] = []
 
         func run() async throws {
-            print(try await connection.client().createApp(name: name))
+            print(try await connection.client().createApp(name: name, allowedOrigins: allowedOrigins))
+        }
+    }
+
+    struct AllowOrigins: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the web origins browsers may call the suite from for an app (CORS); none clears them.",
+            discussion: "Each is https://app.example.com, http://localhost:* (any port), https://*.example.com or *.")
+        @OptionGroup var connection: Connection
+        @Option(help: "The app id.") var app: String
+        @Option(name: .customLong("origin"), help: "An allowed origin (repeat it for several).") var origins: [String] = []
+
+        func run() async throws {
+            let client = try connection.client()
+            let answer = try await client.call(
+                .PATCH, "/admin/apps/\(OperatorClient.segment(app))",
+                body: ["allowed_origins": .array(origins.map(JSONValue.string))])
+            var allowed: [String] = []
+            if case .array(let values)? = answer?["allowed_origins"] { allowed = values.compactMap(\.stringValue) }
+            print(allowed.isEmpty ? "no origins allowed for \(app)" : allowed.joined(separator: "\n"))
         }
     }
 

@@ -52,7 +52,8 @@ struct DevCommand: AsyncParsableCommand {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let bootstrap = DemoBootstrap(
             directory: directory, operatorToken: secrets.operatorToken, internalToken: secrets.internalToken,
-            stunPort: stunPort, turnSecret: secrets.turnSecret, scheme: server.tlsCertificatePath == nil ? "http" : "https",
+            stunPort: stunPort, turnSecret: secrets.turnSecret, corsOrigins: environment["LAYER_CORS_ORIGINS"] ?? "",
+            scheme: server.tlsCertificatePath == nil ? "http" : "https",
             host: host, ports: ports, logger: logger)
         let app = try buildApplication(
             plans, settings: server, postgres: postgres, extraServices: [bootstrap],
@@ -68,6 +69,9 @@ struct DevCommand: AsyncParsableCommand {
         return socket.localAddress?.port ?? 3478
     }
 
+    /// What browsers may call `layer dev` from when `LAYER_CORS_ORIGINS` does not say.
+    static let localOrigins = "http://localhost:*,http://127.0.0.1:*,http://[::1]:*"
+
     /// The process's environment with the secrets `layer dev` keeps in its data directory in
     /// place of the operator's: the tokens and the key of the CA it keeps in the database.
     static func environment(
@@ -80,6 +84,8 @@ struct DevCommand: AsyncParsableCommand {
         environment["LAYER_TURN_SECRET"] = secrets.turnSecret
         environment["LAYER_CA_CERTIFICATE_FILE"] = nil
         environment["LAYER_CA_KEY_FILE"] = nil
+        // Web pages served from this machine may call it (CORS), unless the operator says otherwise.
+        environment["LAYER_CORS_ORIGINS"] = base["LAYER_CORS_ORIGINS"] ?? Self.localOrigins
         return environment
     }
 }
@@ -92,6 +98,8 @@ struct DemoBootstrap: Service {
     let internalToken: String
     let stunPort: Int
     let turnSecret: String?
+    /// What browsers may call the suite from, as the banner says.
+    let corsOrigins: String
     let scheme: String
     let host: String
     let ports: AsyncStream<Int>
@@ -104,7 +112,7 @@ struct DemoBootstrap: Service {
         let baseURL = "\(scheme)://\(address):\(port)"
         do {
             let info = try await ensureDemo(baseURL: baseURL)
-            FileHandle.standardOutput.write(Data((Self.banner(info) + "\n").utf8))
+            FileHandle.standardOutput.write(Data((Self.banner(info, corsOrigins: corsOrigins) + "\n").utf8))
         } catch {
             logger.error("Setting up the demo app failed", metadata: ["error": "\(error)"])
         }
@@ -138,7 +146,7 @@ struct DemoBootstrap: Service {
         return info
     }
 
-    static func banner(_ info: DevInfo) -> String {
+    static func banner(_ info: DevInfo, corsOrigins: String) -> String {
         """
 
         Layerline is running at \(info.baseURL)
@@ -147,6 +155,8 @@ struct DemoBootstrap: Service {
           key kid:       \(info.keyID)
           private key:   \(info.privateKeyPath)
           STUN (UDP):    \(info.stunPort.map(String.init) ?? "-")
+          browsers:      pages on \(corsOrigins.isEmpty ? "no origin" : corsOrigins) may call it (CORS);
+                         allow others with `layer admin allow-origins --app <app> --origin https://…`
 
         Try it:
           A='Accept: application/vnd.layer+json; version=3.0'

@@ -36,8 +36,10 @@ struct OperatorClient {
         return text
     }
 
-    func createApp(name: String) async throws -> String {
-        try string(try await call(.POST, "/admin/apps", body: ["name": .string(name)]), "id")
+    func createApp(name: String, allowedOrigins: [String] = []) async throws -> String {
+        var body: [String: JSONValue] = ["name": .string(name)]
+        if !allowedOrigins.isEmpty { body["allowed_origins"] = .array(allowedOrigins.map(JSONValue.string)) }
+        return try string(try await call(.POST, "/admin/apps", body: .object(body)), "id")
     }
 
     func appExists(_ app: String) async throws -> Bool {

@@ -110,5 +110,9 @@ public struct NamesService: ConfigurableService {
         return response
     }
 
+    /// Sessions and the apps' allowed origins are the auth service's.
+    public var appOrigins: (any AppOriginSource)? { RemoteAppOrigins(auth: auth) }
+    public var sessionCheck: SessionAuthenticator? { sessionAuthenticator }
+
     public var readiness: [String: OperationalRoutes.Check] { ["auth": auth.authReadinessCheck] }
 }

@@ -30,6 +30,7 @@ public struct SyncService: ConfigurableService {
     let uploads: UploadSlots
     let schedules = ScheduleAlarm()
     let directoryChanges: DirectoryChanges
+    let origins: AllowedOrigins
 
     public init(settings: SyncSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -54,6 +55,7 @@ public struct SyncService: ConfigurableService {
         internalToken = server.internalToken
         uploads = UploadSlots(limit: settings.uploadsPerUser)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
+        origins = dependencies.origins
     }
 
     public func addRoutes(to router: Router<LayerRequestContext>) {
@@ -63,7 +65,7 @@ public struct SyncService: ConfigurableService {
         ClientController(service: context).addRoutes(to: client)
         SyncController(service: context).addRoutes(to: client)
         AnnouncementController(service: context).addRoutes(to: client)
-        let content = ContentController(service: context, settings: settings, uploads: uploads)
+        let content = ContentController(service: context, settings: settings, uploads: uploads, origins: origins)
         content.addRoutes(to: client)
         content.addSignedRoutes(to: router)
         ServerAPIController(
@@ -71,8 +73,9 @@ public struct SyncService: ConfigurableService {
         ).addRoutes(to: router)
         let streamAuthenticator = sessionAuthenticator.acceptingQueryToken()
         let streams = router.group().add(middleware: streamAuthenticator)
-        WebSocketController(push: push, service: context, authenticator: streamAuthenticator).addRoutes(to: streams)
-        EventsController(push: push, service: context).addRoutes(to: streams)
+        WebSocketController(push: push, service: context, authenticator: streamAuthenticator, origins: origins)
+            .addRoutes(to: streams)
+        EventsController(push: push, service: context, origins: origins).addRoutes(to: streams)
         // What other services of the suite call, with the internal token.
         let internalRoutes = router.group("internal/v1")
             .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
@@ -82,8 +85,9 @@ public struct SyncService: ConfigurableService {
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {
-        WebSocketController(push: push, service: context, authenticator: sessionAuthenticator.acceptingQueryToken())
-            .addWebSocketRoutes(to: router)
+        WebSocketController(
+            push: push, service: context, authenticator: sessionAuthenticator.acceptingQueryToken(), origins: origins
+        ).addWebSocketRoutes(to: router)
     }
 
     public var webSocketLimits: WebSocketLimits? {
@@ -109,6 +113,10 @@ public struct SyncService: ConfigurableService {
     public func prepare(logger: Logger) async throws {
         try await push.repositories.devices.registerReplica(push.hub.replicaID, logger: logger)
     }
+
+    /// Sessions and the apps' allowed origins are the auth service's.
+    public var appOrigins: (any AppOriginSource)? { RemoteAppOrigins(auth: auth) }
+    public var sessionCheck: SessionAuthenticator? { sessionAuthenticator }
 
     public var readiness: [String: OperationalRoutes.Check] { ["auth": auth.authReadinessCheck] }
 }

@@ -71,5 +71,9 @@ public struct VoIPService: ConfigurableService {
 
     public func prepare(logger: Logger) async throws { migrated.open() }
 
+    /// Sessions and the apps' allowed origins are the auth service's.
+    public var appOrigins: (any AppOriginSource)? { RemoteAppOrigins(auth: auth) }
+    public var sessionCheck: SessionAuthenticator? { sessionAuthenticator }
+
     public var readiness: [String: OperationalRoutes.Check] { ["auth": auth.authReadinessCheck] }
 }

@@ -125,6 +125,9 @@ public struct ServerSettings: Sendable {
     public var shutdownTimeout: Duration = .seconds(10)
     /// The limits of the abuse-prone rules; each has one bucket table per process.
     public var rateLimits: RateLimits
+    /// The web origins browsers may call every app from (`LAYER_CORS_ORIGINS`); each app adds
+    /// its own (`allowed_origins`).
+    public var allowedOrigins: [OriginRule] = []
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, database: DatabaseSettings? = nil,
@@ -173,6 +176,12 @@ public struct ServerSettings: Sendable {
                 "LAYER_TRUSTED_PROXIES takes addresses and CIDR ranges (10.0.0.7, 10.244.0.0/16, fd00::/8), not "
                     + invalidProxies.map { "'\($0)'" }.joined(separator: ", "))
         }
+        let (allowedOrigins, invalidOrigins) = [OriginRule].parsing(reader.list("LAYER_CORS_ORIGINS"))
+        if !invalidOrigins.isEmpty {
+            reader.problems.append(
+                "LAYER_CORS_ORIGINS takes web origins (https://app.example.com, http://localhost:*, https://*.example.com, *), not "
+                    + invalidOrigins.map { "'\($0.text)'" }.joined(separator: ", "))
+        }
         var certificateHeader = HTTPField.Name.clientCertificate
         if let name = reader.optional("LAYER_CLIENT_CERTIFICATE_HEADER") {
             if let header = HTTPField.Name(name) {
@@ -197,6 +206,7 @@ public struct ServerSettings: Sendable {
             rateLimits: RateLimits.read(&reader))
         settings.requestTimeout = requestTimeout
         settings.clientCertificateHeader = certificateHeader
+        settings.allowedOrigins = allowedOrigins
         settings.readTimeout = .milliseconds(reader.integer("LAYER_READ_TIMEOUT_MS", default: 30_000, in: 1000...3_600_000))
         settings.readinessTimeout = .milliseconds(reader.integer("LAYER_READINESS_TIMEOUT_MS", default: 900, in: 50...60_000))
         settings.shutdownTimeout = .milliseconds(reader.integer("LAYER_SHUTDOWN_TIMEOUT_MS", default: 10_000, in: 0...600_000))

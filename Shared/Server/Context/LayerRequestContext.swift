@@ -16,6 +16,8 @@ public struct LayerRequestContext: RequestContext, WebSocketRequestContext, Send
     public let webSocket = WebSocketHandlerReference<Self>()
     /// Set by ``SessionAuthenticator`` on routes that need a session.
     public var session: AuthenticatedSession?
+    /// Shared by every copy of the context: what the CORS answer depends on.
+    public let crossOrigin = CrossOriginGrant()
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

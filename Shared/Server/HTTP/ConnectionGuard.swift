@@ -2,8 +2,10 @@ import Foundation
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
-/// Sets up each connection with a ``FirstRequestDeadline`` in front of `Base`'s handlers.
+/// Sets up each connection with a ``FirstRequestDeadline`` in front of `Base`'s handlers, and,
+/// given `allowsUpgradeFrom`, an ``UpgradeOriginGate`` right behind its HTTP decoder.
 ///
 /// Hummingbird's own idle timer and graceful-shutdown handling are installed only once the
 /// first request head has arrived, so a connection that sends nothing (or trickles its first
@@ -13,10 +15,14 @@ public struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel 
     public typealias Value = Base.Value
     let base: Base
     let headTimeout: Duration
+    let allowsUpgradeFrom: (@Sendable (String, String?) async -> Bool)?
 
-    public init(_ base: Base, headTimeout: Duration) {
+    public init(
+        _ base: Base, headTimeout: Duration, allowsUpgradeFrom: (@Sendable (String, String?) async -> Bool)? = nil
+    ) {
         self.base = base
         self.headTimeout = headTimeout
+        self.allowsUpgradeFrom = allowsUpgradeFrom
     }
 
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -24,6 +30,13 @@ public struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel 
             try channel.pipeline.syncOperations.addHandler(FirstRequestDeadline(timeout: headTimeout))
         }.flatMap {
             base.setup(channel: channel, logger: logger)
+        }.flatMapThrowing { value in
+            if let allowsUpgradeFrom {
+                let pipeline = channel.pipeline.syncOperations
+                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                try pipeline.addHandler(UpgradeOriginGate(allows: allowsUpgradeFrom), position: .after(decoder))
+            }
+            return value
         }
     }
 

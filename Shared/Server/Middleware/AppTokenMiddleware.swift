@@ -32,6 +32,7 @@ public struct AppTokenMiddleware: RouterMiddleware {
                 .authenticationRequired, "This route needs Authorization: Bearer with a Server API token of this app.",
                 headers: [.wwwAuthenticate: "Bearer realm=\"server-api\""])
         }
+        context.crossOrigin.madeFor(app: app.uuid)
         return try await next(request, context)
     }
 }

@@ -16,13 +16,17 @@ public struct OperationalRoutes: Sendable {
     let readiness: [String: Check]
     let openAPI: String
     let links: [(rel: String, path: String)]
+    /// Checks the session of `GET /?action=validateConnectionForWebsocket`; nil where no service
+    /// of the listener checks sessions (the route then answers 401).
+    let sessionCheck: SessionAuthenticator?
     /// How long one readiness check may take before it counts as down.
     let checkTimeout: Duration
 
     public init(
         postgres: PostgresClient, readiness: [String: Check], openAPI: String, links: [(rel: String, path: String)],
-        checkTimeout: Duration = ServerSettings.defaultReadinessTimeout
+        sessionCheck: SessionAuthenticator? = nil, checkTimeout: Duration = ServerSettings.defaultReadinessTimeout
     ) {
+        self.sessionCheck = sessionCheck
         self.checkTimeout = checkTimeout
         self.postgres = postgres
         self.readiness = readiness
@@ -31,13 +35,21 @@ public struct OperationalRoutes: Sendable {
     }
 
     public func addRoutes(to router: Router<LayerRequestContext>) {
-        router.get("/") { request, _ in
+        router.get("/") { request, context in
             var response = Response(
                 status: .ok, headers: [.contentType: MediaType.json], body: .init(byteBuffer: ByteBuffer(string: "{}")))
             let base = request.baseURL
             response.headers[.link] = links.map { "<\(base)\($0.path)>; rel=\($0.rel)" }.joined(separator: ", ")
-            return response
+            // The Web XDK asks this before it opens its WebSocket again: 200 while the session
+            // lives, the 401 challenge when it must authenticate first.
+            guard request.uri.queryParameters["action"] == "validateConnectionForWebsocket" else { return response }
+            guard let sessionCheck else {
+                throw APIError(.authenticationRequired, "This server does not check sessions.")
+            }
+            return try await sessionCheck.handle(request, context: context) { _, _ in response }
         }
+        // The web SDKs' online check (`HEAD /ping?client=<version>`): any query, no session.
+        router.get("/ping") { _, _ in Response(status: .noContent) }
         router.get("/health/live") { _, _ in
             Self.json(["status": "ok"])
         }

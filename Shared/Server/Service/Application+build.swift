@@ -31,6 +31,9 @@ public func buildApplication(
         server: settings, postgres: postgres, http: http, hosted: Set(plans.map(\.name)), listener: listener,
         rateLimiters: RateLimiters(settings.rateLimits))
     let services = try plans.map { try $0.build(dependencies) }
+    // What every route of the listener shares is the auth service's where it runs here.
+    let authority = services.filter { $0.name == InternalAPI.Service.auth } + services
+    if let source = authority.lazy.compactMap(\.appOrigins).first { dependencies.origins.use(source) }
 
     let router = Router(context: LayerRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routeTable = RouteTable()
@@ -42,7 +45,8 @@ public func buildApplication(
         readiness: services.reduce(into: [:]) { $0.merge($1.readiness) { first, _ in first } },
         // One document of every route this listener serves: each service's alone, or all of them merged.
         openAPI: try OpenAPISpec.suiteDocument(services.map { ($0.name, $0.openAPI) }),
-        links: services.flatMap(\.links), checkTimeout: settings.readinessTimeout
+        links: services.flatMap(\.links), sessionCheck: authority.lazy.compactMap(\.sessionCheck).first,
+        checkTimeout: settings.readinessTimeout
     ).addRoutes(to: router)
     for service in services {
         service.addRoutes(to: router)
@@ -61,22 +65,27 @@ public func buildApplication(
     let tls = try makeServerTLS(settings: settings, verifyClient: verifier)
     let scheme = tls == nil ? "http" : "https"
     let readTimeout = settings.readTimeout
+    let origins = dependencies.origins
+    let upgradeLogger = logger
     let httpServer = HTTPServerBuilder { responder in
         let http = GuardedChildChannel(
             HTTP1WebSocketUpgradeChannel(
                 responder: responder, webSocketResponder: webSocketResponder,
                 configuration: .init(http1: .init(idleTimeout: .init(readTimeout)), ws: webSocketLimits)),
-            headTimeout: readTimeout)
+            headTimeout: readTimeout,
+            allowsUpgradeFrom: { await origins.mayConnect(origin: $0, authority: $1, app: nil, logger: upgradeLogger) })
         guard let tls else { return http }
         return try TLSChannel(http, configuration: tls)
     }
     let hosted = services
     var app = Application(
-        responder: DeadlineResponder(
-            MethodOverrideResponder(router.buildResponder()), limit: settings.requestTimeout,
-            largestBody: { head in hosted.lazy.compactMap { $0.largestRequestBody(head) }.first ?? 4 * 1024 * 1024 },
-            longerLimit: { head in hosted.lazy.compactMap { $0.requestDeadline(head) }.first },
-            isExempt: { head in hosted.contains { $0.streamsRequestBody(head) } }),
+        responder: CrossOriginResponder(
+            DeadlineResponder(
+                MethodOverrideResponder(router.buildResponder()), limit: settings.requestTimeout,
+                largestBody: { head in hosted.lazy.compactMap { $0.largestRequestBody(head) }.first ?? 4 * 1024 * 1024 },
+                longerLimit: { head in hosted.lazy.compactMap { $0.requestDeadline(head) }.first },
+                isExempt: { head in hosted.contains { $0.streamsRequestBody(head) } }),
+            origins: dependencies.origins),
         server: httpServer,
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),

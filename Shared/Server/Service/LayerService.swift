@@ -18,8 +18,9 @@ public protocol LayerService: Sendable {
     /// Long-lived work that runs beside the HTTP server.
     var backgroundServices: [any Service] { get }
     func addRoutes(to router: Router<LayerRequestContext>)
-    /// Routes that may upgrade to a WebSocket. They are tried only for upgrade requests; a request
-    /// they decline (by throwing) falls through to the ordinary routes, which answer the error.
+    /// Routes that may upgrade to a WebSocket. They are tried only for upgrade requests; one they
+    /// decline (by throwing) is answered with the WebSocket library's empty 400, so a route that
+    /// wants to say why accepts the upgrade and closes the socket with the reason.
     func addWebSocketRoutes(to router: Router<LayerRequestContext>)
     /// Frame limit and heartbeat of the WebSockets this service accepts.
     var webSocketLimits: WebSocketLimits? { get }
@@ -37,6 +38,12 @@ public protocol LayerService: Sendable {
     /// A deadline longer than `LAYER_REQUEST_TIMEOUT_MS` for requests that need one (a bulk
     /// import); nil for the usual one.
     func requestDeadline(_ head: HTTPRequest) -> Duration?
+    /// Where this service reads the apps' allowed origins from, for the CORS of the whole
+    /// listener (the auth service's is taken where it runs).
+    var appOrigins: (any AppOriginSource)? { get }
+    /// How this service checks a session, for the routes every service serves alike
+    /// (`GET /?action=validateConnectionForWebsocket`; the auth service's is taken where it runs).
+    var sessionCheck: SessionAuthenticator? { get }
 }
 
 extension LayerService {
@@ -50,6 +57,8 @@ extension LayerService {
     public func streamsRequestBody(_ head: HTTPRequest) -> Bool { false }
     public func largestRequestBody(_ head: HTTPRequest) -> Int? { nil }
     public func requestDeadline(_ head: HTTPRequest) -> Duration? { nil }
+    public var appOrigins: (any AppOriginSource)? { nil }
+    public var sessionCheck: SessionAuthenticator? { nil }
 }
 
 /// A service of the suite's catalogue: what is known of it before it is built (its name, port,
@@ -121,6 +130,8 @@ public struct ServiceDependencies: Sendable {
     /// One limiter per rule for every service of the process, so that a rule several services
     /// apply (the nonces of every 401 challenge) is one bucket per client, as documented.
     public let rateLimiters: RateLimiters
+    /// The web origins allowed to call the listener (the operator's and each app's).
+    public let origins: AllowedOrigins
     /// The services that run in this process.
     let hosted: Set<String>
     /// This process's own listener, known once it is bound.
@@ -128,9 +139,10 @@ public struct ServiceDependencies: Sendable {
 
     public init(
         server: ServerSettings, postgres: PostgresClient, http: HTTPClient = .shared, hosted: Set<String> = [],
-        listener: LateBoundURL = LateBoundURL(), rateLimiters: RateLimiters? = nil
+        listener: LateBoundURL = LateBoundURL(), rateLimiters: RateLimiters? = nil, origins: AllowedOrigins? = nil
     ) {
         self.server = server
+        self.origins = origins ?? AllowedOrigins(operatorRules: server.allowedOrigins)
         self.postgres = postgres
         self.http = http
         self.rateLimiters = rateLimiters ?? RateLimiters(server.rateLimits)

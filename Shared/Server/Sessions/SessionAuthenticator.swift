@@ -82,6 +82,7 @@ public struct SessionAuthenticator: RouterMiddleware {
                 "This session is bound to a client certificate that this connection did not present.", request: request,
                 context: context)
         }
+        context.crossOrigin.madeFor(app: app.uuid)
         return AuthenticatedSession(
             userID: userID, appID: app.uuid, identity: answer.identity, expiresAt: answer.expiresAt,
             certificateThumbprint: answer.cnf?.x5tS256)

@@ -213,23 +213,9 @@ final class EdgeDeployment: Sendable {
     /// auth container (`docker compose exec auth layer admin …`): the `layer` command with nothing
     /// but the auth service's environment, its port and the operator token (here from a file).
     func registerApp() async throws -> AuthFixture.TestApp {
-        let tokenFile = directory.appendingPathComponent("operator-token")
-        try (operatorToken + "\n").write(to: tokenFile, atomically: true, encoding: .utf8)
         let key = try TestKeys.key(0)
         let keyFile = directory.appendingPathComponent("provider-key.pem")
         try key.publicKey.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
-        let environment = ["LAYER_PORT": String(ports["auth"]![0]), "LAYER_OPERATOR_TOKEN_FILE": tokenFile.path]
-        // A data directory without a dev.json, so that nothing of a local `layer dev` is read.
-        let noDev = directory.appendingPathComponent("no-dev").path
-        func admin(_ arguments: [String]) async throws -> String {
-            let child = try ChildProcess(
-                try ChildProcess.builtProduct("layer"), ["admin"] + arguments + ["--data-dir", noDev],
-                environment: environment)
-            guard try await child.wait(timeout: .seconds(30)) == 0 else {
-                throw FixtureError("layer admin \(arguments) failed: \(child.output)")
-            }
-            return child.output
-        }
         let appURI = try await admin(["create-app", "--name", "Edge test"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let appID = try #require(LayerID(parsing: appURI, as: .apps), "create-app printed \(appURI)")
         let added = try await admin(["add-key", "--app", appURI, "--public-key", keyFile.path])
@@ -238,6 +224,22 @@ final class EdgeDeployment: Sendable {
         return AuthFixture.TestApp(
             id: appID.uuid, providerID: String(providerID), keyID: String(keyID),
             signer: IdentityTokenSigner(privateKey: key, keyID: String(keyID), providerID: String(providerID)))
+    }
+
+    /// Runs `layer admin <arguments>` as an operator does in the auth container: with nothing but
+    /// the auth service's environment, its port and the operator token (here from a file).
+    func admin(_ arguments: [String]) async throws -> String {
+        let tokenFile = directory.appendingPathComponent("operator-token")
+        try (operatorToken + "\n").write(to: tokenFile, atomically: true, encoding: .utf8)
+        let environment = ["LAYER_PORT": String(ports["auth"]![0]), "LAYER_OPERATOR_TOKEN_FILE": tokenFile.path]
+        // A data directory without a dev.json, so that nothing of a local `layer dev` is read.
+        let noDev = directory.appendingPathComponent("no-dev").path
+        let child = try ChildProcess(
+            try ChildProcess.builtProduct("layer"), ["admin"] + arguments + ["--data-dir", noDev], environment: environment)
+        guard try await child.wait(timeout: .seconds(30)) == 0 else {
+            throw FixtureError("layer admin \(arguments) failed: \(child.output)")
+        }
+        return child.output
     }
 
     /// A session for `user` through the edge: a nonce, an identity token, `POST /sessions`.

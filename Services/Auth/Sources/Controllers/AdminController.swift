@@ -11,8 +11,17 @@ struct AdminController: Sendable {
     let sessions: SessionRepository
     let endings: SessionEndings
     let operatorToken: String
+    /// Told when an app's allowed origins change, so that they apply at once.
+    let origins: AllowedOrigins
 
-    struct CreateApp: Decodable { var name: String }
+    struct CreateApp: Decodable {
+        var name: String
+        var allowedOrigins: [String]?
+        enum CodingKeys: String, CodingKey {
+            case name
+            case allowedOrigins = "allowed_origins"
+        }
+    }
 
     struct AppResponse: Codable {
         var id: String
@@ -20,11 +29,13 @@ struct AdminController: Sendable {
         var createdAt: Date
         var sessionTTLInSeconds: Int
         var requireCertifiedConnections: Bool
+        var allowedOrigins: [String]
         enum CodingKeys: String, CodingKey {
             case id, name
             case createdAt = "created_at"
             case sessionTTLInSeconds = "session_ttl_in_seconds"
             case requireCertifiedConnections = "require_certified_connections"
+            case allowedOrigins = "allowed_origins"
         }
 
         init(_ app: AppRecord) {
@@ -33,15 +44,18 @@ struct AdminController: Sendable {
             createdAt = app.createdAt
             sessionTTLInSeconds = app.sessionTTLSeconds
             requireCertifiedConnections = app.requireCertified
+            allowedOrigins = app.allowedOrigins
         }
     }
 
     struct UpdateApp: Decodable {
         var sessionTTLInSeconds: Int?
         var requireCertifiedConnections: Bool?
+        var allowedOrigins: [String]?
         enum CodingKeys: String, CodingKey {
             case sessionTTLInSeconds = "session_ttl_in_seconds"
             case requireCertifiedConnections = "require_certified_connections"
+            case allowedOrigins = "allowed_origins"
         }
     }
 
@@ -99,7 +113,9 @@ struct AdminController: Sendable {
     @Sendable func createApp(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(CreateApp.self)
         let name = try validateName(body.name, property: "name")
-        let app = try await apps.createApp(name: name, logger: context.logger)
+        let allowed = try OriginRule.validatedList(body.allowedOrigins ?? [], property: "allowed_origins")
+        let app = try await apps.createApp(name: name, allowedOrigins: allowed, logger: context.logger)
+        if !allowed.isEmpty { origins.invalidate() }
         var response = try Response.json(AppResponse(app), status: .created)
         response.headers[.location] = "/admin/apps/\(app.id.lowercased)"
         return response
@@ -115,10 +131,12 @@ struct AdminController: Sendable {
         if let ttl = body.sessionTTLInSeconds, !AppSettingsPatch.sessionTTLRange.contains(ttl) {
             throw APIError.invalid("session_ttl_in_seconds", "session_ttl_in_seconds must be within 30...31536000.")
         }
+        let allowed = try body.allowedOrigins.map { try OriginRule.validatedList($0, property: "allowed_origins") }
         guard let app = try await apps.updateApp(
             id, sessionTTLSeconds: body.sessionTTLInSeconds, requireCertified: body.requireCertifiedConnections,
-            logger: context.logger)
+            allowedOrigins: allowed, logger: context.logger)
         else { throw APIError.notFound("The app") }
+        if allowed != nil { origins.invalidate() }
         return try Response.json(AppResponse(app))
     }
 

@@ -18,6 +18,14 @@ struct InternalController: Sendable {
         group.post("app-tokens/verify", use: verifyAppToken)
         group.post("users/known", use: knownUsers)
         group.post("identities/changed", use: identitiesChanged)
+        group.post("origins", use: origins)
+    }
+
+    /// Every app's allowed web origins, for the CORS of the other services.
+    @Sendable func origins(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let origins = try await sessions.apps.appOrigins(logger: context.logger)
+        return try Response.json(
+            InternalAPI.AppOrigins(apps: origins.map { .init(appID: $0.key, origins: $0.value) }.sorted { $0.appID.uuidString < $1.appID.uuidString }))
     }
 
     /// The sync service changed these users' identities: every replica forgets what it cached.

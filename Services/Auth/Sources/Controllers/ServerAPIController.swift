@@ -11,6 +11,7 @@ struct ServerAPIController: Sendable {
     let apps: AppRepository
     let directory: UserDirectory
     let endings: SessionEndings
+    let origins: AllowedOrigins
 
     /// `GET /apps/<app>/users/<user>`; in 1.x also the user id as `id`.
     struct UserResponse: Encodable {
@@ -84,7 +85,8 @@ struct ServerAPIController: Sendable {
         let patch = try AppSettingsPatch(try await request.decodeLayerPatch())
         _ = try await apps.updateApp(
             app.uuid, sessionTTLSeconds: patch.sessionTTLSeconds, requireCertified: patch.requireCertified,
-            logger: context.logger)
+            allowedOrigins: patch.allowedOrigins, logger: context.logger)
+        if patch.allowedOrigins != nil { origins.invalidate() }
         return Response(status: .accepted)
     }
 
@@ -141,6 +143,7 @@ struct AppSettingsPatch {
 
     var sessionTTLSeconds: Int?
     var requireCertified: Bool?
+    var allowedOrigins: [String]?
 
     init(_ operations: [LayerPatchOperation]) throws {
         for (index, operation) in operations.enumerated() {
@@ -156,7 +159,15 @@ struct AppSettingsPatch {
                 sessionTTLSeconds = seconds
             case ("require_certified_connections", .bool(let value)?):
                 requireCertified = value
-            case ("session_ttl_in_seconds", _), ("require_certified_connections", _):
+            case ("allowed_origins", .array(let values)?):
+                let texts = try values.enumerated().map { position, value in
+                    guard case .string(let text) = value else {
+                        throw APIError.invalid("allowed_origins.\(position)", "Each allowed origin is a string.")
+                    }
+                    return text
+                }
+                allowedOrigins = try OriginRule.validatedList(texts, property: "allowed_origins")
+            case ("session_ttl_in_seconds", _), ("require_certified_connections", _), ("allowed_origins", _):
                 throw APIError.invalid(operation.property, "'\(operation.property)' has a value of the wrong type.")
             default:
                 throw APIError.invalid("\(index).property", "'\(operation.property)' is not an app setting.")

@@ -9,6 +9,8 @@ struct AppRecord: Sendable, Equatable {
     var sessionTTLSeconds: Int
     var requireCertified: Bool
     var createdAt: Date
+    /// The web origins browsers may call the suite from for this app, as written.
+    var allowedOrigins: [String] = []
 }
 
 struct KeyRecord: Sendable, Equatable {
@@ -22,14 +24,14 @@ struct KeyRecord: Sendable, Equatable {
 }
 
 /// Apps, their identity providers and keys, and their Server API tokens.
-struct AppRepository: PostgresRepository, AppTokenVerifier {
+struct AppRepository: PostgresRepository, AppTokenVerifier, AppOriginSource {
     let postgres: PostgresClient
 
-    func createApp(name: String, logger: Logger) async throws -> AppRecord {
+    func createApp(name: String, allowedOrigins: [String], logger: Logger) async throws -> AppRecord {
         let app = try await firstApp(
             """
-            INSERT INTO auth.apps (id, name) VALUES (\(UUID()), \(name))
-            RETURNING id, name, session_ttl_seconds, require_certified, created_at
+            INSERT INTO auth.apps (id, name, allowed_origins) VALUES (\(UUID()), \(name), \(allowedOrigins))
+            RETURNING \(unescaped: Self.appColumns)
             """, logger: logger)
         guard let app else { throw APIError(.internalServerError, "The app was not created.") }
         return app
@@ -37,30 +39,44 @@ struct AppRepository: PostgresRepository, AppTokenVerifier {
 
     func app(_ id: UUID, logger: Logger) async throws -> AppRecord? {
         try await firstApp(
-            "SELECT id, name, session_ttl_seconds, require_certified, created_at FROM auth.apps WHERE id = \(id)",
-            logger: logger)
+            "SELECT \(unescaped: Self.appColumns) FROM auth.apps WHERE id = \(id)", logger: logger)
     }
 
     /// Changes the settings given; returns the app as it is afterwards, or nil if there is none.
     func updateApp(
-        _ id: UUID, sessionTTLSeconds: Int?, requireCertified: Bool?, logger: Logger
+        _ id: UUID, sessionTTLSeconds: Int?, requireCertified: Bool?, allowedOrigins: [String]?, logger: Logger
     ) async throws -> AppRecord? {
         try await firstApp(
             """
             UPDATE auth.apps SET
                 session_ttl_seconds = COALESCE(\(sessionTTLSeconds), session_ttl_seconds),
-                require_certified = COALESCE(\(requireCertified), require_certified)
+                require_certified = COALESCE(\(requireCertified), require_certified),
+                allowed_origins = COALESCE(\(allowedOrigins)::text[], allowed_origins)
             WHERE id = \(id)
-            RETURNING id, name, session_ttl_seconds, require_certified, created_at
+            RETURNING \(unescaped: Self.appColumns)
             """, logger: logger)
     }
 
-    /// The first app a query returns as `id, name, session_ttl_seconds, require_certified, created_at`.
+    static let appColumns = "id, name, session_ttl_seconds, require_certified, created_at, allowed_origins"
+
+    /// The first app a query returns as ``appColumns``.
     private func firstApp(_ query: PostgresQuery, logger: Logger) async throws -> AppRecord? {
-        for try await row in try await postgres.query(query, logger: logger).decode((UUID, String, Int, Bool, Date).self) {
-            return AppRecord(id: row.0, name: row.1, sessionTTLSeconds: row.2, requireCertified: row.3, createdAt: row.4)
+        let rows = try await postgres.query(query, logger: logger).decode((UUID, String, Int, Bool, Date, [String]).self)
+        for try await row in rows {
+            return AppRecord(
+                id: row.0, name: row.1, sessionTTLSeconds: row.2, requireCertified: row.3, createdAt: row.4,
+                allowedOrigins: row.5)
         }
         return nil
+    }
+
+    /// Every app that allows a web origin, with the origins it allows.
+    func appOrigins(logger: Logger) async throws -> [UUID: [String]] {
+        let rows = try await postgres.query(
+            "SELECT id, allowed_origins FROM auth.apps WHERE cardinality(allowed_origins) > 0", logger: logger)
+        var origins: [UUID: [String]] = [:]
+        for try await (app, list) in rows.decode((UUID, [String]).self) { origins[app] = list }
+        return origins
     }
 
     // MARK: Providers and keys

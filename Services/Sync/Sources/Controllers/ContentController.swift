@@ -16,6 +16,8 @@ struct ContentController: Sendable {
     let service: Messaging
     let settings: SyncSettings
     let uploads: UploadSlots
+    /// Who may use the signed URLs from a browser besides the upload's own origin.
+    let origins: AllowedOrigins
     var maxBytes: Int { settings.maxContentBytes }
 
     /// Session-authenticated routes.
@@ -29,6 +31,14 @@ struct ContentController: Sendable {
     func addSignedRoutes(to router: Router<LayerRequestContext>) {
         router.put("content/:content/upload", use: upload)
         router.get("content/:content/download", use: download)
+        // Preflights a browser sends before the upload (its `Upload-*` headers need one) and a
+        // download with headers, from the page the upload was opened for.
+        router.on("content/:content/upload", method: .options) { request, context in
+            try await preflight(.upload, request: request, context: context)
+        }
+        router.on("content/:content/download", method: .options) { request, context in
+            try await preflight(.download, request: request, context: context)
+        }
     }
 
     // MARK: Session routes
@@ -49,10 +59,8 @@ struct ContentController: Sendable {
     // MARK: Signed routes
 
     @Sendable func upload(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let id = try signedContentID(.upload, request: request, context: context)
-        guard let record = try await service.repositories.content.content(id: id, logger: context.logger) else {
-            throw APIError.notFound("The content")
-        }
+        let record = try await signedContent(.upload, request: request, context: context)
+        let id = record.id
         guard !record.isUploaded else {
             throw APIError(.invalidOperation, "This content was uploaded already; content cannot be replaced.")
         }
@@ -75,10 +83,9 @@ struct ContentController: Sendable {
     }
 
     @Sendable func download(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let id = try signedContentID(.download, request: request, context: context)
-        guard let record = try await service.repositories.content.content(id: id, logger: context.logger), record.isUploaded,
-            let size = record.size
-        else { throw APIError.notFound("The content") }
+        let record = try await signedContent(.download, request: request, context: context)
+        let id = record.id
+        guard record.isUploaded, let size = record.size else { throw APIError.notFound("The content") }
         let repositories = service.repositories
         let logger = context.logger
         let body = ResponseBody(contentLength: Int(size)) { writer in
@@ -119,10 +126,11 @@ struct ContentController: Sendable {
         let contentType = try requiredHeader(.uploadContentType, in: request)
         try PartRules.validateMIMEType(contentType, property: HTTPField.Name.uploadContentType.rawName)
         let declared = try declaredLength(request)
-        if let origin = request.headers[.uploadOrigin] { try validateOrigin(origin) }
+        // An empty one is what the SDKs send where a page has no origin: none.
+        let origin = try request.headers[.uploadOrigin].flatMap { $0.isEmpty ? nil : try validateOrigin($0) }
         return try await service.repositories.content.createContent(
             app: app, owner: owner, conversation: conversation, contentType: contentType, declaredSize: declared,
-            quota: settings.contentQuotaBytes, logger: logger)
+            uploadOrigin: origin, quota: settings.contentQuotaBytes, logger: logger)
     }
 
     /// 201 with a new slot: its signed upload URL, no download URL yet.
@@ -155,8 +163,39 @@ struct ContentController: Sendable {
         return urls.url(ServerAPIController.location(app: record.appID, conversation: conversation, content: record.id))
     }
 
-    /// The content id of a signed route once `expires` and `signature` prove the URL was issued
-    /// for this purpose and has not expired; 403 otherwise.
+    /// The content of a signed route (403 unless `expires` and `signature` prove the URL was
+    /// issued for this purpose and has not expired, 404 if it is gone). Pages on its upload origin,
+    /// and on the origins its app allows, may read the answer.
+    private func signedContent(
+        _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
+    ) async throws -> ContentRecord {
+        let id = try signedContentID(purpose, request: request, context: context)
+        guard let record = try await service.repositories.content.content(id: id, logger: context.logger) else {
+            throw APIError.notFound("The content")
+        }
+        context.crossOrigin.madeFor(app: record.appID)
+        if let origin = record.uploadOrigin { context.crossOrigin.allow(origin: origin) }
+        return record
+    }
+
+    /// A preflight of a signed route from a page on the content's upload origin, or on one its
+    /// app allows (the others are answered before they get here).
+    private func preflight(
+        _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
+    ) async throws -> Response {
+        // An OPTIONS that is no preflight asks what the URL serves.
+        guard CrossOrigin.isPreflight(request), let origin = request.headers[.origin] else {
+            return Response(status: .noContent, headers: [.allow: "GET, HEAD, PUT, OPTIONS"])
+        }
+        let record = try await signedContent(purpose, request: request, context: context)
+        var allowed = record.uploadOrigin.flatMap(OriginRule.init)?.matches(origin) ?? false
+        if !allowed { allowed = await origins.allows(origin, app: record.appID, logger: context.logger) }
+        guard allowed else {
+            throw APIError(.accessDenied, "Pages on \(origin.prefix(200)) may not use this content's links.")
+        }
+        return CrossOrigin.preflight(request, origin: origin)
+    }
+
     private func signedContentID(
         _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
     ) throws -> UUID {
@@ -195,15 +234,17 @@ struct ContentController: Sendable {
         return length
     }
 
-    /// `Upload-Origin`: the web origin that will download the content (`https://host[:port]`).
-    /// It is checked for shape only; downloads are authorized by their signature.
-    private func validateOrigin(_ origin: String) throws {
+    /// `Upload-Origin`: the web origin whose pages will upload and download the content
+    /// (`https://host[:port]`); they may use its signed URLs from the browser, which the
+    /// signatures authorize.
+    private func validateOrigin(_ origin: String) throws -> String {
         let name = HTTPField.Name.uploadOrigin.rawName
-        guard origin.count <= 1024, let url = URL(string: origin), ["http", "https"].contains(url.scheme?.lowercased()),
-            url.host?.isEmpty == false, url.path.isEmpty || url.path == "/", url.query == nil
-        else {
+        // A trailing slash (a page's URL cut at its path) is still the origin.
+        let trimmed = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
+        guard let rule = OriginRule(trimmed), rule.isOneOrigin else {
             throw APIError.invalid(name, "\(name) is a web origin such as https://example.com.")
         }
+        return rule.description
     }
 }
 

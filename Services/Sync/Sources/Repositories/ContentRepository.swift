@@ -17,6 +17,9 @@ struct ContentRecord: Sendable {
     var uploadedAt: Date?
     /// The conversation of content that the app's backend opened through the Server API.
     var conversationID: UUID?
+    /// The web origin the upload was opened for (`Upload-Origin`), whose pages may use its
+    /// signed URLs from the browser.
+    var uploadOrigin: String?
 
     var isUploaded: Bool { uploadedAt != nil }
 
@@ -24,11 +27,11 @@ struct ContentRecord: Sendable {
     static let appOwner = ""
 
     static let columns =
-        "c.app_id, c.id, c.owner_id, c.content_type, c.declared_size, c.size, c.uploaded_at, c.conversation_id"
+        "c.app_id, c.id, c.owner_id, c.content_type, c.declared_size, c.size, c.uploaded_at, c.conversation_id, c.upload_origin"
 
     init(row: PostgresRow) throws {
-        (appID, id, ownerID, contentType, declaredSize, size, uploadedAt, conversationID) = try row.decode(
-            (UUID, UUID, String, String, Int64, Int64?, Date?, UUID?).self)
+        (appID, id, ownerID, contentType, declaredSize, size, uploadedAt, conversationID, uploadOrigin) = try row.decode(
+            (UUID, UUID, String, String, Int64, Int64?, Date?, UUID?, String?).self)
     }
 }
 
@@ -45,8 +48,8 @@ struct ContentRepository: PostgresRepository {
     /// owner's content (stored, and slots still open) would then take more than `quota` bytes.
     /// Content of the app's backend (``ContentRecord/appOwner``) belongs to `conversation`.
     func createContent(
-        app: UUID, owner: String, conversation: UUID? = nil, contentType: String, declaredSize: Int64, quota: Int64,
-        logger: Logger
+        app: UUID, owner: String, conversation: UUID? = nil, contentType: String, declaredSize: Int64,
+        uploadOrigin: String? = nil, quota: Int64, logger: Logger
     ) async throws -> ContentRecord {
         let id = UUID()
         return try await write(logger: logger) { connection in
@@ -69,8 +72,9 @@ struct ContentRepository: PostgresRepository {
             }
             let rows = try await connection.query(
                 """
-                INSERT INTO sync.content AS c (app_id, id, owner_id, conversation_id, content_type, declared_size)
-                VALUES (\(app), \(id), \(owner), \(conversation), \(contentType), \(declaredSize))
+                INSERT INTO sync.content AS c (
+                    app_id, id, owner_id, conversation_id, content_type, declared_size, upload_origin)
+                VALUES (\(app), \(id), \(owner), \(conversation), \(contentType), \(declaredSize), \(uploadOrigin))
                 RETURNING \(unescaped: ContentRecord.columns)
                 """, logger: logger)
             for try await row in rows { return try ContentRecord(row: row) }

@@ -14,6 +14,7 @@ import ServiceLifecycle
 struct EventsController {
     let push: Push
     let service: Messaging
+    let origins: AllowedOrigins
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.get("events", use: events)
@@ -24,6 +25,9 @@ struct EventsController {
         guard case .sessionToken(let token) = LayerAuthorization(request: request, allowsQueryToken: true) else {
             throw APIError(.authenticationRequired, "Event streams take a session token.")
         }
+        // An EventSource of another site's page would be refused its answer by CORS, but not
+        // before the stream had registered a device.
+        try await origins.requireAllowed(request, app: session.appID, logger: context.logger)
         let (anchor, property) = try resumePoint(request)
         let seq = try await push.startSeq(
             app: session.appID, user: session.userID, anchor: anchor, property: property, logger: context.logger)

@@ -14,13 +14,17 @@ import ServiceLifecycle
 /// A declined upgrade can only be an empty 400 (the WebSocket library's), which tells a client
 /// nothing, so every upgrade is accepted and a bad one is closed at once with `4000 + the HTTP
 /// status` the same request would get (4401 no session, 4406 no subprotocol, 4422 bad anchor) and
-/// the error's id and message as the reason. A plain GET gets that error as JSON.
+/// the error's id and message as the reason. A plain GET gets that error as JSON. A browser's
+/// upgrade from a page whose origin may not use the suite at all never gets here: the listener
+/// answers it 403 (``UpgradeOriginGate``); one from an origin that another app allows, but not
+/// the session's, is closed with 4403.
 struct WebSocketController {
     /// The subprotocols served, one per Client API version.
     static let subprotocols = APIVersion.clientAPI.map { "layer-\($0.rawValue)" }
     let push: Push
     let service: Messaging
     let authenticator: SessionAuthenticator
+    let origins: AllowedOrigins
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.get("websocket") { request, context -> Response in
@@ -56,6 +60,7 @@ struct WebSocketController {
                 data: .object(["header": .string("Sec-WebSocket-Protocol")]))
         }
         let session = try context.requireSession()
+        try await origins.requireAllowed(request, app: session.appID, logger: context.logger)
         return try await push.startSeq(
             app: session.appID, user: session.userID, anchor: try anchor(request), property: "anchor", logger: context.logger)
     }
