@@ -167,6 +167,7 @@ def main() -> None:
         "app": [app_uuid, app],
         "user": ["fuzz-bob", "fuzz-carol"],
         "blocked": ["fuzz-carol", "layer:///identities/fuzz-carol"],
+        "followed": ["fuzz-bob", "layer:///identities/fuzz-carol"],
         "conversation": both_forms(conversations),
         "message": both_forms(messages),
         "announcement": both_forms(announcements),

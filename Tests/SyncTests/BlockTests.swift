@@ -186,11 +186,19 @@ struct BlockTests {
                 $0["body"]?["object"]?["id"] == "layer:///identities/alice" && $0["body"]?["operation"] == "update"
                     && value($0, "display_name") == "Alice A."
             }
-            let toBob = try await bobSocket.next(where: isUpdate)
-            #expect(value(toBob, "email_address") == .null)
-            #expect(value(toBob, "phone_number") == .null)
-            let toCarol = try await carolSocket.next(where: isUpdate)
-            #expect(value(toCarol, "email_address") == "alice@example.com")
+            let renamed: JSONValue = [["operation": "set", "property": "display_name", "value": "Alice A."]]
+            #expect(try await bobSocket.next(where: isUpdate)["body"]?["data"] == renamed, "only what changed")
+            #expect(try await carolSocket.next(where: isUpdate)["body"]?["data"] == renamed)
+
+            // A change of her contact details alone reaches Carol, and nothing of it Bob.
+            let moved: JSONValue = [["operation": "set", "property": "email_address", "value": "a@example.com"]]
+            #expect(try await api.patch("/users/alice/identity", moved).status == 204)
+            let toCarol = try await carolSocket.next { $0["body"]?["object"]?["id"] == "layer:///identities/alice" }
+            #expect(toCarol["body"]?["data"] == moved)
+            let toBob = try? await bobSocket.next(timeout: .milliseconds(400)) {
+                $0["body"]?["object"]?["id"] == "layer:///identities/alice"
+            }
+            #expect(toBob == nil, "\(String(describing: toBob))")
             await bobSocket.close()
             await carolSocket.close()
         }

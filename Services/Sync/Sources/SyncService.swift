@@ -63,6 +63,7 @@ public struct SyncService: ConfigurableService {
             .add(middleware: AcceptHeaderMiddleware())
             .add(middleware: sessionAuthenticator)
         ClientController(service: context).addRoutes(to: client)
+        FollowingController(service: context).addRoutes(to: client)
         SyncController(service: context).addRoutes(to: client)
         AnnouncementController(service: context).addRoutes(to: client)
         let content = ContentController(service: context, settings: settings, uploads: uploads, origins: origins)

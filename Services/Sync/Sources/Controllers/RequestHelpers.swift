@@ -60,6 +60,29 @@ extension Request {
     }
 }
 
+extension Request {
+    /// The most users one bulk follow names.
+    static let maxFollowedAtOnce = 1000
+
+    /// The body of a bulk follow: a JSON array of user ids or identity ids (or objects with `id`
+    /// or `user_id`); an element that names no user is 422 naming its index.
+    func followedUsers() async throws -> [String] {
+        let values = try await decodeJSON([JSONValue].self, limit: 256 * 1024)
+        guard values.count <= Self.maxFollowedAtOnce else {
+            throw APIError.invalid("body", "A bulk follow names at most \(Self.maxFollowedAtOnce) users.")
+        }
+        return try values.enumerated().map { try userID(named: $1, property: String($0)) }
+    }
+}
+
+extension Parameters {
+    /// A followed user in the path: a user id or an identity id (URL-encoded); 422 naming the
+    /// parameter when it is neither.
+    func followedUser(_ name: String) throws -> String {
+        try userID(fromText: decoded(name), property: name)
+    }
+}
+
 extension Response {
     /// The answer to a create: 201 with a new object, 200 with the existing one it found.
     static func created<Object: Encodable>(_ created: Messaging.Created<Object>, location: String? = nil) throws -> Response {

@@ -8,7 +8,7 @@ import LayerServer
 /// including conversations users left), reads them as any one user sees them, acts as a user
 /// (reads, sends, receipts, deletions), sends messages as a user or as a named system sender, at
 /// once or after a delay, uploads rich content, sends announcements and push-only notifications,
-/// manages identities, blocks and badges, and exports the app's data.
+/// manages identities, blocks, follows and badges, and exports the app's data.
 ///
 /// The handlers live in extensions under `ServerAPI/`, one file per area.
 struct ServerAPIController: Sendable {
@@ -48,7 +48,7 @@ struct ServerAPIController: Sendable {
         server.post("users/:user/messages/:message/receipts", use: addReceipt)
         server.delete("users/:user/messages/:message", use: deleteUserMessage)
 
-        // Identities and blocks. (`PATCH /users/:user` belongs to the auth service.)
+        // Identities, blocks and following. (`PATCH /users/:user` belongs to the auth service.)
         server.post("users/:user/identity", use: createIdentity)
         server.get("users/:user/identity", use: getIdentity)
         server.put("users/:user/identity", use: replaceIdentity)
@@ -57,6 +57,12 @@ struct ServerAPIController: Sendable {
         server.get("users/:user/blocks", use: listBlocks)
         server.post("users/:user/blocks", use: addBlock)
         server.delete("users/:user/blocks/:blocked", use: removeBlock)
+        server.get("users/:user/following", use: listFollowing)
+        server.post("users/:user/following", use: followMany)
+        server.get("users/:user/following/:followed", use: getFollow)
+        server.put("users/:user/following/:followed", use: follow)
+        server.delete("users/:user/following/:followed", use: unfollow)
+        server.get("users/:user/identities", use: listFollowedIdentities)
 
         server.post("announcements", use: createAnnouncement)
 

@@ -6,8 +6,9 @@ import PostgresNIO
 
 /// Presence (reference 4.8): the status a user chose while at least one of their WebSockets is
 /// connected, `offline` otherwise; `invisible` looks `offline` to everyone but its owner. Every
-/// change is pushed, as an Identity `update`, to the devices of everyone who shares a
-/// conversation with the user. Two users in a block (either way) see each other always offline.
+/// change is pushed, as an Identity `update`, to the devices of the user and of everyone who
+/// follows them (explicitly, or for sharing a conversation). Two users in a block (either way)
+/// see each other always offline.
 struct Presence: Sendable {
     /// What a client may choose; `auto` restores the last choice.
     static let choices: Set<String> = ["available", "busy", "away", "invisible", "auto"]
@@ -37,38 +38,67 @@ struct Presence: Sendable {
     }
 
     private func publish(app: UUID, user: String, status: String, seen: Date, logger: Logger) async throws {
-        var others = try await repositories.devices.contacts(app: app, user: user, logger: logger).filter { $0 != user }
+        var others = try await repositories.follows.followers(app: app, user: user, logger: logger)
         let hidden = try await repositories.blocks.blockedEitherWay(app: app, user: user, among: others, logger: logger)
         others.removeAll(where: hidden.contains)
-        let visible = status == "invisible" ? "offline" : status
-        let own = Self.change(user: user, status: status, seen: seen, urls: urls)
+        let own = Self.change(user: user, PresenceObject(status: status, lastSeenAt: seen), urls: urls)
         _ = try await PushChannel.publish(own, app: app, users: [user], postgres: postgres, logger: logger)
         if !others.isEmpty {
-            let seenByOthers = Self.change(user: user, status: visible, seen: seen, urls: urls)
-            _ = try await PushChannel.publish(seenByOthers, app: app, users: others, postgres: postgres, logger: logger)
+            let visible = PresenceObject(status: status == "invisible" ? "offline" : status, lastSeenAt: seen)
+            _ = try await PushChannel.publish(
+                Self.change(user: user, visible, urls: urls), app: app, manyUsers: others, postgres: postgres, logger: logger)
         }
     }
 
-    /// The presence of these users as `viewer` sees it, as Identity `update` change bodies.
+    /// The presence of these users as `viewer` sees it, as Identity `update` change bodies in the
+    /// version being rendered.
     func changes(app: UUID, users: [String], viewer: String, urls: URLBuilder, logger: Logger) async throws -> [JSONValue] {
-        try await packets(app: app, users: users, viewer: viewer, urls: urls, logger: logger).map {
-            JSONValue(jsonText: $0.body) ?? .null
+        try await packets(app: app, users: users, viewer: viewer, urls: urls, logger: logger).map { packet in
+            let body = APIVersion.current.usesIdentities ? packet.body : packet.legacyBody ?? packet.body
+            return JSONValue(jsonText: body) ?? .null
         }
     }
 
     /// The presence of these users as `viewer` sees it, as Identity `update` packets.
     func packets(app: UUID, users: [String], viewer: String, urls: URLBuilder, logger: Logger) async throws -> [EphemeralPacket] {
-        guard !users.isEmpty else { return [] }
+        let seen = try await seen(app: app, users: users, by: viewer, logger: logger)
+        return users.compactMap { user in seen[user].map { Self.change(user: user, $0, urls: urls) } }
+    }
+
+    /// How `viewer` sees the presence of each of `users`.
+    func seen(app: UUID, users: [String], by viewer: String, logger: Logger) async throws -> [String: PresenceObject] {
+        guard !users.isEmpty else { return [:] }
         let chosen = try await repositories.devices.chosenPresence(app: app, users: users, logger: logger)
         let online = try await repositories.devices.liveDevices(app: app, users: users, kind: .webSocket, logger: logger)
         let hidden = try await repositories.blocks.blockedEitherWay(app: app, user: viewer, among: users, logger: logger)
-        return users.map { user in
-            var status = online[user] != nil ? (chosen[user]?.status ?? "available") : "offline"
-            var seen = chosen[user]?.seen
-            if status == "invisible", user != viewer { status = "offline" }
-            if hidden.contains(user) { (status, seen) = ("offline", nil) }
-            return Self.change(user: user, status: status, seen: seen, urls: urls)
+        var result: [String: PresenceObject] = [:]
+        for user in users {
+            result[user] = Self.presence(
+                chosen: chosen[user], online: online[user] != nil, ownView: user == viewer, hidden: hidden.contains(user))
         }
+        return result
+    }
+
+    /// How each of `viewers` sees `user`'s presence.
+    func seen(app: UUID, user: String, by viewers: [String], logger: Logger) async throws -> [String: PresenceObject] {
+        guard !viewers.isEmpty else { return [:] }
+        let chosen = try await repositories.devices.chosenPresence(app: app, users: [user], logger: logger)[user]
+        let online = try await repositories.devices.liveDevices(app: app, users: [user], kind: .webSocket, logger: logger)
+        let hidden = try await repositories.blocks.blockedEitherWay(app: app, user: user, among: viewers, logger: logger)
+        var result: [String: PresenceObject] = [:]
+        for viewer in viewers {
+            result[viewer] = Self.presence(
+                chosen: chosen, online: online[user] != nil, ownView: user == viewer, hidden: hidden.contains(viewer))
+        }
+        return result
+    }
+
+    private static func presence(
+        chosen: (status: String, seen: Date)?, online: Bool, ownView: Bool, hidden: Bool
+    ) -> PresenceObject {
+        if hidden { return PresenceObject(status: "offline", lastSeenAt: nil) }
+        let status = online ? (chosen?.status ?? "available") : "offline"
+        return PresenceObject(status: status == "invisible" && !ownView ? "offline" : status, lastSeenAt: chosen?.seen)
     }
 
     /// After a block is made or lifted, shows each of the two the other's presence as they may
@@ -81,14 +111,11 @@ struct Presence: Sendable {
         }
     }
 
-    static func change(user: String, status: String, seen: Date?, urls: URLBuilder) -> EphemeralPacket {
-        let identity = Packets.ObjectReference(
-            type: "Identity", id: LayerID.identity(userID: user), url: urls.identity(user))
+    static func change(user: String, _ presence: PresenceObject, urls: URLBuilder) -> EphemeralPacket {
         let patch: [Packets.PatchOperation] = [
-            .set("presence.status", .string(status)),
-            .set("presence.last_seen_at", seen.map { .string(LayerTimestamp.string($0)) } ?? .null),
+            .set("presence.status", .string(presence.status)),
+            .set("presence.last_seen_at", presence.lastSeenAt.map { .string(LayerTimestamp.string($0)) } ?? .null),
         ]
-        let (type, body) = Packets.change("update", identity, patch)
-        return EphemeralPacket(type: type, body: body, event: "presence")
+        return IdentityPackets.update(user, patch, urls: urls, event: "presence")
     }
 }

@@ -11,7 +11,9 @@ extension PushChannel {
         _ packet: EphemeralPacket, app: UUID, manyUsers users: [String], postgres: PostgresClient, logger: Logger
     ) async throws -> Bool {
         let encoder = JSONEncoder()
-        let empty = try encoder.encode(Signal(a: app, u: [], t: packet.type, e: packet.event, b: packet.body)).count
+        let empty = try encoder.encode(
+            Signal(a: app, u: [], t: packet.type, e: packet.event, b: packet.body, l: packet.legacyBody)
+        ).count
         // Each id costs its JSON string and a comma.
         let sizes = try users.map { try encoder.encode([$0]).count - 2 + 1 }
         guard empty + (sizes.max() ?? 0) <= maxPayload else { return false }

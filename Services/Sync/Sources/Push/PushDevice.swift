@@ -48,6 +48,8 @@ struct EphemeralPacket: Sendable {
     let body: String
     /// The SSE event name.
     let event: String
+    /// The body for devices that speak 1.x, when it differs (an `update` said `patch`).
+    var legacyBody: String?
 }
 
 enum PushItem: Sendable {
@@ -198,8 +200,12 @@ final class PushDevice: Sendable {
         }
     }
 
-    /// Queues an ephemeral packet; dropped when the outbox is full.
+    /// Queues an ephemeral packet, in this device's version; dropped when the outbox is full.
     func offer(_ packet: EphemeralPacket) {
+        var packet = packet
+        if !version.usesIdentities, let legacy = packet.legacyBody {
+            packet = EphemeralPacket(type: packet.type, body: legacy, event: packet.event)
+        }
         state.withLock { state in
             guard state.closeReason == nil, state.queued < capacity else { return }
             state.queued += 1

@@ -6,8 +6,9 @@ import ServiceLifecycle
 
 /// The one channel every replica listens on. Its notifications are JSON:
 /// `{"a":app,"c":[[user,seq],…]}` when changelogs grew (sent by `sync.append_change` on commit),
-/// `{"a":app,"u":[user,…],"t":packet type,"e":SSE event,"b":"<packet body>"}` for an ephemeral
-/// packet to those users' devices, wherever they are connected, and
+/// `{"a":app,"u":[user,…],"t":packet type,"e":SSE event,"b":"<packet body>"}` (and `"l"`, its body
+/// for 1.x devices, if it differs) for an ephemeral packet to those users' devices, wherever they
+/// are connected, and
 /// `{"a":app,"x":user,"r":reason,"s":[session,…]}` when sessions of that user ended (`s` absent:
 /// all of them).
 enum PushChannel {
@@ -21,13 +22,14 @@ enum PushChannel {
         var t: String
         var e: String
         var b: String
+        var l: String?
     }
 
     /// Sends an ephemeral packet to every replica (this one included); false if it is too large.
     static func publish(
         _ packet: EphemeralPacket, app: UUID, users: [String], postgres: PostgresClient, logger: Logger
     ) async throws -> Bool {
-        let signal = Signal(a: app, u: users, t: packet.type, e: packet.event, b: packet.body)
+        let signal = Signal(a: app, u: users, t: packet.type, e: packet.event, b: packet.body, l: packet.legacyBody)
         let payload = String(decoding: try JSONEncoder().encode(signal), as: UTF8.self)
         guard payload.utf8.count <= maxPayload else { return false }
         try await postgres.notify(name, payload: payload, logger: logger)
@@ -108,7 +110,7 @@ struct PushListener: Service {
             push.sessionsEnded(app: app, user: ended.x, sessions: ended.s, reason: ended.r)
         } else if let signal = try? JSONDecoder().decode(PushChannel.Signal.self, from: Data(payload.utf8)) {
             hub.deliver(
-                EphemeralPacket(type: signal.t, body: signal.b, event: signal.e),
+                EphemeralPacket(type: signal.t, body: signal.b, event: signal.e, legacyBody: signal.l),
                 to: signal.u.map { UserKey(app: app, user: $0) })
         }
     }

@@ -124,16 +124,16 @@ struct WebSocketRequests: Sendable {
             try await push.presence.choose(status, app: app, user: user, logger: context.logger)
             return nil
         case "Presence.sync":
-            // Presence is only about those who share a conversation with the caller (and the
-            // caller); an id of anyone else gets no answer, as if they had no presence at all.
-            let contacts = try await push.repositories.devices.contacts(app: app, user: user, logger: context.logger)
-            var users = contacts
+            // Presence is only about those the caller follows (and the caller); an id of anyone
+            // else gets no answer, as if they had no presence at all.
+            var asked: [String]?
             if case .object(let fields)? = data, case .array(let ids)? = fields["ids"] {
-                let asked = Set(try ids.enumerated().map { try userID(named: $1, property: "ids.\($0)") })
-                users = contacts.filter(asked.contains)
+                asked = try ids.enumerated().map { try userID(named: $1, property: "ids.\($0)") }
             }
+            var users = try await push.repositories.follows.followed(app: app, user: user, among: asked, logger: context.logger)
+            if asked?.contains(user) ?? true { users.insert(user) }
             let changes = try await push.presence.changes(
-                app: app, users: users, viewer: user, urls: device.urls, logger: context.logger)
+                app: app, users: users.sorted(), viewer: user, urls: device.urls, logger: context.logger)
             return .object(["changes": .array(changes)])
         default:
             throw APIError(.invalidEndpoint, "There is no WebSocket method \(method).", property: "method")

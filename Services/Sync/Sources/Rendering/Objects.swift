@@ -71,10 +71,12 @@ struct BasicIdentityObject: Encodable, Sendable, Equatable {
     }
 }
 
-/// A full identity: the basic fields and what the app's backend or the user's claims filled in.
+/// A full identity: the basic fields and what the app's backend or the user's claims filled in;
+/// for a user who reads it, also the presence they see (the Server API's has none).
 struct IdentityObject: Encodable, Sendable {
     var basic: BasicIdentityObject
     var record: IdentityRecord
+    var presence: PresenceObject?
 
     enum CodingKeys: String, CodingKey {
         case firstName = "first_name"
@@ -82,7 +84,7 @@ struct IdentityObject: Encodable, Sendable {
         case phoneNumber = "phone_number"
         case emailAddress = "email_address"
         case publicKey = "public_key"
-        case metadata
+        case metadata, presence
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -94,6 +96,18 @@ struct IdentityObject: Encodable, Sendable {
         try container.encode(record.emailAddress, forKey: .emailAddress)
         try container.encode(record.publicKey, forKey: .publicKey)
         try container.encode(record.metadata, forKey: .metadata)
+        try container.encodeIfPresent(presence, forKey: .presence)
+    }
+}
+
+/// A user's presence as one viewer sees it (reference 4.8).
+struct PresenceObject: Encodable, Sendable, Equatable {
+    var status: String
+    @Nullable var lastSeenAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case status
+        case lastSeenAt = "last_seen_at"
     }
 }
 

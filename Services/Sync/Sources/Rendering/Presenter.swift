@@ -85,6 +85,15 @@ struct Presenter {
         IdentityObject(basic: basicIdentity(record.userID), record: record)
     }
 
+    /// The full identities of records the caller read itself, which need no loading.
+    mutating func identities(_ records: [IdentityRecord]) -> [IdentityObject] {
+        for record in records where identities[record.userID] == nil {
+            identities[record.userID] = record
+            encodedUsers[record.userID] = URLBuilder.encoded(record.userID)
+        }
+        return records.map(identity)
+    }
+
     // MARK: Messages
 
     mutating func messages(_ records: [MessageRecord]) async throws -> [MessageObject] {

@@ -40,6 +40,17 @@ struct BlockRepository: PostgresRepository {
         return result
     }
 
+    /// Those of `owners` who blocked `user`: whose contact details `user` may not see.
+    func blockers(app: UUID, of user: String, among owners: [String], logger: Logger) async throws -> Set<String> {
+        guard !owners.isEmpty else { return [] }
+        let rows = try await postgres.query(
+            "SELECT owner_id FROM sync.blocks WHERE app_id = \(app) AND blocked_id = \(user) AND owner_id = ANY(\(owners))",
+            logger: logger)
+        var result = Set<String>()
+        for try await owner in rows.decode(String.self) { result.insert(owner) }
+        return result
+    }
+
     /// Blocks `blocked` for `owner`; blocking someone again, or oneself, changes nothing.
     func block(app: UUID, owner: String, blocked: String, logger: Logger) async throws {
         guard owner != blocked else { return }

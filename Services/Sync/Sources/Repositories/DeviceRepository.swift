@@ -77,19 +77,6 @@ struct DeviceRepository: PostgresRepository {
         return counts
     }
 
-    /// The users who share a conversation with `user` (as current participants), `user` included.
-    func contacts(app: UUID, user: String, logger: Logger) async throws -> [String] {
-        let rows = try await postgres.query(
-            """
-            SELECT DISTINCT other.user_id FROM sync.participants me
-            JOIN sync.participants other ON other.conversation_id = me.conversation_id AND other.left_position IS NULL
-            WHERE me.app_id = \(app) AND me.user_id = \(user) AND me.left_position IS NULL
-            """, logger: logger)
-        var users: Set<String> = [user]
-        for try await other in rows.decode(String.self) { users.insert(other) }
-        return users.sorted()
-    }
-
     /// The current participants of a conversation of `app`.
     func currentParticipants(
         app: UUID, conversation: UUID, _ connection: PostgresConnection, _ logger: Logger

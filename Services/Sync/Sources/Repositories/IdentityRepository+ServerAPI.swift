@@ -35,28 +35,47 @@ extension IdentityRepository {
         return false
     }
 
-    /// Replaces every field of an existing identity; false when the user has none.
-    func replaceIdentity(app: UUID, _ record: IdentityRecord, logger: Logger) async throws -> Bool {
+    /// Replaces every field of an existing identity; what it was and is now, nil when the user
+    /// has none.
+    func replaceIdentity(
+        app: UUID, _ record: IdentityRecord, logger: Logger
+    ) async throws -> (before: IdentityRecord, after: IdentityRecord)? {
         try await write(logger: logger) { connection in
-            try await update(app: app, record, connection, logger)
+            guard let before = try await locked(app: app, user: record.userID, connection, logger) else { return nil }
+            _ = try await update(app: app, record, connection, logger)
+            return (before, record)
         }
     }
 
     /// Applies a Layer-Patch to an existing identity, all operations or none; 404 without one.
-    func patchIdentity(app: UUID, user: String, operations: [LayerPatchOperation], logger: Logger) async throws {
+    /// Returns what it was and is now.
+    func patchIdentity(
+        app: UUID, user: String, operations: [LayerPatchOperation], logger: Logger
+    ) async throws -> (before: IdentityRecord, after: IdentityRecord) {
         try await write(logger: logger) { connection in
-            let rows = try await connection.query(
-                """
-                SELECT \(unescaped: IdentityRecord.columns) FROM sync.identities
-                WHERE app_id = \(app) AND user_id = \(user) FOR UPDATE
-                """, logger: logger)
-            var found: IdentityRecord?
-            for try await row in rows { found = try IdentityRecord(row: row) }
-            guard var record = found else { throw APIError.notFound("The user '\(user)'") }
+            guard let before = try await locked(app: app, user: user, connection, logger) else {
+                throw APIError.notFound("The user '\(user)'")
+            }
+            var record = before
             for operation in operations { try IdentityRules.apply(operation, to: &record) }
             try IdentityRules.validate(record)
             _ = try await update(app: app, record, connection, logger)
+            return (before, record)
         }
+    }
+
+    /// The identity, locked until the transaction ends.
+    private func locked(
+        app: UUID, user: String, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> IdentityRecord? {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: IdentityRecord.columns) FROM sync.identities
+            WHERE app_id = \(app) AND user_id = \(user) FOR UPDATE
+            """, logger: logger)
+        var found: IdentityRecord?
+        for try await row in rows { found = try IdentityRecord(row: row) }
+        return found
     }
 
     /// Removes the identity; false when there was none. A later session or membership of a

@@ -16,24 +16,6 @@ struct IdentityRepository: PostgresRepository {
         return nil
     }
 
-    /// Whether `viewer` may see `user`'s identity: their own, or someone they share or shared a
-    /// conversation with. A conversation the viewer was removed from counts only for those who
-    /// were in it then, not for who joined it later.
-    func sharesConversation(app: UUID, viewer: String, user: String, _ connection: PostgresConnection, _ logger: Logger)
-        async throws -> Bool
-    {
-        if viewer == user { return true }
-        let rows = try await connection.query(
-            """
-            SELECT 1 FROM sync.participants a JOIN sync.participants b ON b.conversation_id = a.conversation_id
-            WHERE a.app_id = \(app) AND a.user_id = \(viewer) AND b.user_id = \(user)
-              AND (a.left_view IS NULL OR a.left_view -> 'members' @> jsonb_build_array(jsonb_build_object('user_id', b.user_id)))
-            LIMIT 1
-            """, logger: logger)
-        for try await _ in rows { return true }
-        return false
-    }
-
     /// Brings identities up to date with the claims of the identity tokens that opened sessions
     /// (a claim that is absent keeps the stored value), all in one transaction; a user without an
     /// identity gets one. Claims older than the identity's last change (an edit through the Server

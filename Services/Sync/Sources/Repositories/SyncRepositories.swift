@@ -17,6 +17,7 @@ struct SyncRepositories: PostgresRepository {
     var identities: IdentityRepository { IdentityRepository(postgres: postgres) }
     var announcements: AnnouncementRepository { AnnouncementRepository(postgres: postgres) }
     var blocks: BlockRepository { BlockRepository(postgres: postgres) }
+    var follows: FollowRepository { FollowRepository(postgres: postgres) }
     var devices: DeviceRepository { DeviceRepository(postgres: postgres) }
     var requestTags: RequestTagRepository { RequestTagRepository(postgres: postgres) }
     var scheduled: ScheduledMessageRepository { ScheduledMessageRepository(postgres: postgres) }

@@ -80,7 +80,7 @@ extension ServerAPIController {
                 data: try existing.map(jsonValue))
         }
         await directory.changed(app: app, users: [user], logger: context.logger)
-        await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
+        await service.pushIdentityChange(app: app, user: user, .created, logger: context.logger)
         return Response(status: .created)
     }
 
@@ -97,13 +97,13 @@ extension ServerAPIController {
         let user = try context.parameters.appUserID("user")
         let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
         guard
-            try await service.repositories.identities.replaceIdentity(
+            let (before, after) = try await service.repositories.identities.replaceIdentity(
                 app: app, try input.record(user: user), logger: context.logger)
         else {
             throw APIError.notFound("The user '\(user)'")
         }
         await directory.changed(app: app, users: [user], logger: context.logger)
-        await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
+        await service.pushIdentityChange(app: app, user: user, .updated(before: before, after: after), logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -111,10 +111,10 @@ extension ServerAPIController {
         let app = try appID(context)
         let user = try context.parameters.appUserID("user")
         let operations = try await request.decodeLayerPatch()
-        try await service.repositories.identities.patchIdentity(
+        let (before, after) = try await service.repositories.identities.patchIdentity(
             app: app, user: user, operations: operations, logger: context.logger)
         await directory.changed(app: app, users: [user], logger: context.logger)
-        await service.pushIdentityChange(app: app, user: user, deleted: false, request: request, context: context)
+        await service.pushIdentityChange(app: app, user: user, .updated(before: before, after: after), logger: context.logger)
         return Response(status: .noContent)
     }
 
@@ -126,7 +126,7 @@ extension ServerAPIController {
         }
         service.identities.forget(app: app, user: user)
         await directory.changed(app: app, users: [user], logger: context.logger)
-        await service.pushIdentityChange(app: app, user: user, deleted: true, request: request, context: context)
+        await service.pushIdentityChange(app: app, user: user, .deleted, logger: context.logger)
         return Response(status: .noContent)
     }
 
