@@ -61,6 +61,7 @@ public struct SyncService: ConfigurableService {
             .add(middleware: AcceptHeaderMiddleware())
             .add(middleware: sessionAuthenticator)
         ClientController(service: context).addRoutes(to: client)
+        ChannelController(service: context).addRoutes(to: client)
         SyncController(service: context).addRoutes(to: client)
         AnnouncementController(service: context).addRoutes(to: client)
         let content = ContentController(service: context, settings: settings, uploads: uploads)

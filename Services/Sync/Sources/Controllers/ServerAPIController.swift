@@ -59,6 +59,7 @@ struct ServerAPIController: Sendable {
         server.delete("users/:user/blocks/:blocked", use: removeBlock)
 
         server.post("announcements", use: createAnnouncement)
+        addChannelRoutes(to: server)
 
         // Badges, push-only notifications and data exports.
         server.put("users/:user/badge", use: setBadge)
