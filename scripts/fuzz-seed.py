@@ -5,7 +5,7 @@ Usage: python3 scripts/fuzz-seed.py LAYER DATA_DIR OUT_DIR MAX_EXAMPLES CACHE_DI
 Schemathesis generates path parameters at random, and a random conversation or app id only ever
 reaches the "not found" branch of a route. So this signs in two users the way a client does
 (a nonce, an identity token from `layer token`, POST /sessions), mints Server API tokens with
-`layer admin`, makes a few real objects (conversations, messages, an announcement, content, a
+`layer admin`, makes a few real objects (conversations, channels, messages, an announcement, content, a
 device certificate, a provider key; persons, a claimed one among them, and address books of the
 names service; calls of the VoIP service) and hands their ids to schemathesis as dictionaries: most generated requests use a
 real id, the rest a generated one. The objects are spares wherever a
@@ -109,6 +109,14 @@ def main() -> None:
         call("POST", f"/conversations/{uuid_of(bobs)}/messages", {"parts": [{"mime_type": "text/plain", "body": "hi"}]}, as_bob)["id"]
     )
 
+    # Channels: one Alice owns (with Bob), one Bob owns that Alice is in, each with a message.
+    channels = []
+    for owner, name, members in [(as_alice, "fuzz-channel", ["fuzz-bob"]), (as_bob, "fuzz-bobs-channel", ["fuzz-alice"])]:
+        channel = call("POST", "/channels", {"name": name, "members": members}, owner)["id"]
+        channels.append(channel)
+        path = f"/channels/{uuid_of(channel)}/messages"
+        messages.append(call("POST", path, {"parts": [{"mime_type": "text/plain", "body": "ahoy"}]}, owner)["id"])
+
     # An announcement to Alice, from the app's backend.
     call(
         "POST",
@@ -169,6 +177,7 @@ def main() -> None:
         "blocked": ["fuzz-carol", "layer:///identities/fuzz-carol"],
         "followed": ["fuzz-bob", "layer:///identities/fuzz-carol"],
         "conversation": both_forms(conversations),
+        "channel": both_forms(channels),
         "message": both_forms(messages),
         "announcement": both_forms(announcements),
         "content": both_forms([slot["id"]]),

@@ -64,6 +64,7 @@ public struct SyncService: ConfigurableService {
             .add(middleware: sessionAuthenticator)
         ClientController(service: context).addRoutes(to: client)
         FollowingController(service: context).addRoutes(to: client)
+        ChannelController(service: context).addRoutes(to: client)
         SyncController(service: context).addRoutes(to: client)
         AnnouncementController(service: context).addRoutes(to: client)
         let content = ContentController(service: context, settings: settings, uploads: uploads, origins: origins)

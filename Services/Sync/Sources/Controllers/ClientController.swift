@@ -95,13 +95,27 @@ struct ClientController: Sendable {
     @Sendable func getMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        return try Response.json(
-            try await service.message(app: app, id: id, viewer: user, urls: service.urls(request), logger: context.logger))
+        do {
+            return try Response.json(
+                try await service.message(app: app, id: id, viewer: user, urls: service.urls(request), logger: context.logger))
+        } catch let error as APIError where error.body.id == ErrorID.notFound.rawValue {
+            // Not a message of a conversation of theirs: perhaps one of a channel they are in.
+            guard
+                let message = try await service.channelMessage(
+                    app: app, id: id, caller: .user(user), urls: service.urls(request), logger: context.logger)
+            else { throw error }
+            return try Response.json(message)
+        }
     }
 
     @Sendable func deleteMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let (user, app) = try await service.caller(context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
+        if try await service.repositories.channels.isChannelMessage(app: app, id: id, logger: context.logger) {
+            try request.requireChannelDeletionMode()
+            try await service.repositories.channels.deleteMessage(app: app, caller: .user(user), id: id, logger: context.logger)
+            return Response(status: .noContent)
+        }
         try await service.repositories.messages.deleteMessage(
             app: app, caller: .user(user), id: id, mode: try request.deletionMode(), logger: context.logger)
         return Response(status: .noContent)

@@ -25,6 +25,13 @@ extension Request {
         throw APIError(.missingProperty, "A deletion needs mode=all_participants or mode=my_devices.", property: "mode")
     }
 
+    /// A channel message is deleted for everybody: with no `mode` or `mode=all_participants`.
+    func requireChannelDeletionMode() throws {
+        guard let mode = uri.queryParameters["mode"], mode != ConversationRepository.DeletionMode.allParticipants.rawValue
+        else { return }
+        throw APIError.invalid("mode", "A channel message is deleted for all its members: mode=all_participants or none.")
+    }
+
     func booleanQuery(_ name: String) throws -> Bool {
         guard let value = uri.queryParameters[Substring(name)] else { return false }
         switch value.lowercased() {

@@ -65,6 +65,7 @@ struct ServerAPIController: Sendable {
         server.get("users/:user/identities", use: listFollowedIdentities)
 
         server.post("announcements", use: createAnnouncement)
+        addChannelRoutes(to: server)
 
         // Badges, push-only notifications and data exports.
         server.put("users/:user/badge", use: setBadge)

@@ -16,6 +16,8 @@ extension Messaging {
     enum SyncAnchor {
         case seq(Int64)
         case snapshot(ChangelogRepository.SnapshotCursor)
+        /// A paged snapshot that has reached the user's channels.
+        case channels(ChannelRepository.SnapshotCursor)
 
         init(_ value: JSONValue?) throws {
             switch value {
@@ -29,6 +31,8 @@ extension Messaging {
                     self = .seq(seq)
                 } else if let cursor = ChangelogRepository.SnapshotCursor(text: text) {
                     self = .snapshot(cursor)
+                } else if let cursor = ChannelRepository.SnapshotCursor(text: text) {
+                    self = .channels(cursor)
                 } else {
                     throw Self.malformed
                 }
@@ -62,6 +66,9 @@ extension Messaging {
             case .snapshot(let cursor):
                 guard cursor.seq <= last else { throw SyncAnchor.malformed }
                 return try await snapshot(cursor: cursor, seq: cursor.seq, policy, partialCount, limit, &presenter, logger)
+            case .channels(let cursor):
+                guard cursor.seq <= last else { throw SyncAnchor.malformed }
+                return try await channelSnapshot(cursor, policy, partialCount, limit, done: [], &presenter, logger)
             }
         }
     }
@@ -73,8 +80,30 @@ extension Messaging {
     ) async throws -> SyncAnswer {
         let (operations, next) = try await repositories.changelog.snapshot(
             cursor: cursor, seq: seq, policy: policy, partialCount: partialCount, limit: limit, presenter: &presenter, logger)
+        if let next { return SyncAnswer(anchor: .string(next.text), more: true, operations: operations) }
+        return try await channelSnapshot(
+            .start(seq: seq), policy, partialCount, limit, done: operations, &presenter, logger)
+    }
+
+    /// The channels' part of a snapshot, after the conversations' operations `done` of this page.
+    private func channelSnapshot(
+        _ cursor: ChannelRepository.SnapshotCursor, _ policy: ChangelogRepository.SyncPolicy, _ partialCount: Int,
+        _ limit: Int, done: [OperationObject], _ presenter: inout Presenter, _ logger: Logger
+    ) async throws -> SyncAnswer {
+        let finished = SyncAnswer(anchor: .number(Double(cursor.seq)), more: false, operations: done)
+        guard let user = presenter.viewer,
+            try await repositories.channels.hasChannels(app: presenter.app, user: user, presenter.database, logger)
+        else { return finished }
+        guard done.count < limit else {
+            // The page is full: the channels start the next one.
+            return SyncAnswer(anchor: .string(cursor.text), more: true, operations: done)
+        }
+        let (operations, next) = try await repositories.channels.snapshot(
+            cursor: cursor, policy: policy, partialCount: partialCount, limit: limit - done.count, presenter: &presenter,
+            logger)
         return SyncAnswer(
-            anchor: next.map { .string($0.text) } ?? .number(Double(seq)), more: next != nil, operations: operations)
+            anchor: next.map { .string($0.text) } ?? .number(Double(cursor.seq)), more: next != nil,
+            operations: done + operations)
     }
 
     /// Applies a device's queued operations in one transaction: all of them or none.

@@ -129,6 +129,9 @@ enum Packets {
         case .deleteMessage:
             guard let message else { return [] }
             return [change("delete", message, JSONValue.object(["mode": operation.data["mode"] ?? .string("all_participants")]))]
+        case .newChannel, .updateChannel, .deleteChannel, .newChannelMember, .deleteChannelMember, .newChannelMessage,
+            .deleteChannelMessage:
+            return channelPackets(for: operation, urls: urls)
         }
     }
 }

@@ -93,10 +93,16 @@ struct WebSocketRequests: Sendable {
             guard let objectID else {
                 throw APIError(.missingProperty, "Message.create names the conversation in object_id.", property: "object_id")
             }
-            guard let conversation = LayerID(parsing: objectID, as: .conversations)?.uuid else {
-                throw APIError.invalid("object_id", "object_id is a conversation id.")
+            let channel = objectID.hasPrefix("layer:///channels/") ? LayerID(parsing: objectID, as: .channels)?.uuid : nil
+            guard let conversation = channel ?? LayerID(parsing: objectID, as: .conversations)?.uuid else {
+                throw APIError.invalid("object_id", "object_id is a conversation or channel id.")
             }
             let body = try Request.decodeJSON(MessageInput.self, from: try buffer(data), allowedKeys: MessageInput.clientKeys)
+            if let channel {
+                return try jsonValue(
+                    await service.sendChannelMessage(
+                        body, app: app, channel: channel, sender: .user(user), urls: device.urls, logger: context.logger))
+            }
             return try jsonValue(
                 await service.sendMessage(
                     body, app: app, conversation: conversation, sender: .user(user), viewer: user, urls: device.urls,
@@ -106,6 +112,11 @@ struct WebSocketRequests: Sendable {
                 Messaging.CreateConversationBody.self, from: try buffer(data), allowedKeys: Messaging.CreateConversationBody.keys)
             return try jsonValue(
                 await service.createConversation(body, app: app, user: user, urls: device.urls, logger: context.logger).object)
+        case "Channel.create":
+            let body = try Request.decodeJSON(
+                Messaging.CreateChannelBody.self, from: try buffer(data), allowedKeys: Messaging.CreateChannelBody.keys)
+            return try jsonValue(
+                await service.createChannel(body, app: app, caller: .user(user), urls: device.urls, logger: context.logger))
         case "Event.replay":
             try await replay(data, requestID: requestID)
             return nil

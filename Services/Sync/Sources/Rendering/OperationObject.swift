@@ -10,11 +10,17 @@ struct OperationObject: Encodable, Sendable {
     var message: MessageObject?
     var conversation: ConversationObject?
     var data: [String: JSONValue]
+    // A channel operation names its channel instead of a conversation.
+    var channelID: UUID?
+    var channel: ChannelObject?
+    var membership: MembershipObject?
+    var channelMessage: ChannelMessageObject?
 
     enum CodingKeys: String, CodingKey {
-        case seq, type, message, conversation, parts
+        case seq, type, message, conversation, parts, channel, membership
         case conversationID = "conversation_id"
         case messageID = "message_id"
+        case channelID = "channel_id"
     }
 
     private struct DataKey: CodingKey {
@@ -35,6 +41,13 @@ struct OperationObject: Encodable, Sendable {
             try container.encode(message.parts, forKey: .parts)
         }
         try container.encodeIfPresent(conversation, forKey: .conversation)
+        try container.encodeIfPresent(channelID.map { LayerID(.channels, $0).uri }, forKey: .channelID)
+        try container.encodeIfPresent(channel, forKey: .channel)
+        try container.encodeIfPresent(membership, forKey: .membership)
+        if let channelMessage {
+            try container.encode(channelMessage, forKey: .message)
+            try container.encode(channelMessage.parts, forKey: .parts)
+        }
         var extra = encoder.container(keyedBy: DataKey.self)
         for (key, value) in data.sorted(by: { $0.key < $1.key }) {
             try extra.encode(value, forKey: DataKey(stringValue: key))

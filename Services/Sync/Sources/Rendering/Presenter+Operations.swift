@@ -8,6 +8,7 @@ extension Presenter {
     /// The operations of `entries`, each as its own user sees it. Messages are rendered once and
     /// given each viewer's `is_unread`; conversations are rendered per viewer.
     func operations(_ entries: [ChangeEntry]) async throws -> [OperationObject] {
+        let channelChanges = try await channelOperations(entries)
         var system = viewing(as: nil)
         let messageIDs = Set(entries.filter { $0.type == .newMessage }.compactMap(\.message))
         let messageRecords = try await system.database.messages(ids: Array(messageIDs), logger: logger)
@@ -41,6 +42,7 @@ extension Presenter {
             }
         }
         return entries.map { entry in
+            if let operation = channelChanges[ChangeKey(user: entry.user, seq: entry.seq)] { return operation }
             var data = entry.data
             if let user = data["user_id"]?.stringValue { data["identity_id"] = .string(LayerID.identity(userID: user)) }
             var message: MessageObject?

@@ -91,7 +91,8 @@ struct ContentRepository: PostgresRepository {
     }
 
     /// The uploaded content `viewer` may see: their own, or content that a message they can see
-    /// still refers to (within their visible history of a conversation they are in). Anything
+    /// still refers to (within their visible history of a conversation they are in, or in a
+    /// channel they are a member of). Anything
     /// else, and content whose bytes never arrived, is 404.
     func visibleContent(app: UUID, id: UUID, viewer: String, logger: Logger) async throws -> ContentRecord {
         let rows = try await postgres.query(
@@ -103,6 +104,14 @@ struct ContentRepository: PostgresRepository {
                 JOIN sync.conversations cv ON cv.id = m.conversation_id AND cv.deleted_at IS NULL
                 JOIN sync.participants p ON p.conversation_id = m.conversation_id AND p.user_id = \(viewer)
                 WHERE mc.content_id = c.id AND mc.app_id = c.app_id AND \(unescaped: messageVisibleToParticipant)
+                    AND EXISTS (SELECT 1 FROM jsonb_array_elements(m.parts) e
+                                WHERE (e->>'content_id')::uuid = c.id))
+            OR EXISTS (
+                SELECT 1 FROM sync.message_content mc
+                JOIN sync.messages m ON m.id = mc.message_id AND m.deleted_at IS NULL
+                JOIN sync.channels ch ON ch.id = m.channel_id AND ch.deleted_at IS NULL
+                JOIN sync.channel_members cm ON cm.channel_id = m.channel_id AND cm.user_id = \(viewer)
+                WHERE mc.content_id = c.id AND mc.app_id = c.app_id
                     AND EXISTS (SELECT 1 FROM jsonb_array_elements(m.parts) e
                                 WHERE (e->>'content_id')::uuid = c.id)))
             """, logger: logger)
@@ -274,7 +283,7 @@ struct ContentRepository: PostgresRepository {
 
     /// Removes, in batches, the content nothing needs any more, and answers how many went: slots
     /// whose bytes never arrived within `grace`, and content uploaded more than `grace` ago that
-    /// no message still standing (in a conversation still standing) and no announcement refers
+    /// no message still standing (in a conversation or channel still standing) and no announcement refers
     /// to. Its chunks go with it.
     @discardableResult
     func collectGarbage(grace: Duration, batch: Int = 500, logger: Logger) async throws -> Int {
@@ -290,6 +299,11 @@ struct ContentRepository: PostgresRepository {
                             SELECT 1 FROM sync.message_content mc
                             JOIN sync.messages m ON m.id = mc.message_id AND m.deleted_at IS NULL
                             JOIN sync.conversations cv ON cv.id = m.conversation_id AND cv.deleted_at IS NULL
+                            WHERE mc.content_id = c.id)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM sync.message_content mc
+                            JOIN sync.messages m ON m.id = mc.message_id AND m.deleted_at IS NULL
+                            JOIN sync.channels ch ON ch.id = m.channel_id AND ch.deleted_at IS NULL
                             WHERE mc.content_id = c.id)
                         AND NOT EXISTS (
                             SELECT 1 FROM sync.announcements a

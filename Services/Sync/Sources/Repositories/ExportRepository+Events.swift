@@ -165,11 +165,13 @@ enum ExportEvent: String, CaseIterable, Sendable {
             return """
                 \(head) m.sent_at, m.conversation_id, m.id, m.sender_id, m.sender_name, \(none)
                 FROM sync.messages m WHERE m.app_id = $1 AND m.sent_at >= $2 AND m.sent_at < $3
+                  AND m.conversation_id IS NOT NULL
                 """
         case .messageDeleted:
             return """
                 \(head) m.deleted_at, m.conversation_id, m.id, NULL::text, NULL::text, \(none)
                 FROM sync.messages m WHERE m.app_id = $1 AND m.deleted_at >= $2 AND m.deleted_at < $3
+                  AND m.conversation_id IS NOT NULL
                 """
         case .messageDelivered, .messageRead:
             let column = self == .messageRead ? "r.read_at" : "r.delivered_at"

@@ -21,6 +21,7 @@ struct SyncRepositories: PostgresRepository {
     var devices: DeviceRepository { DeviceRepository(postgres: postgres) }
     var requestTags: RequestTagRepository { RequestTagRepository(postgres: postgres) }
     var scheduled: ScheduledMessageRepository { ScheduledMessageRepository(postgres: postgres) }
+    var channels: ChannelRepository { ChannelRepository(postgres: postgres) }
 }
 
 /// The operations of the changelog.
@@ -32,6 +33,14 @@ enum ChangeType: String, Sendable, CaseIterable {
     case updateConversation = "update_conversation"
     case deleteConversation = "delete_conversation"
     case deleteMessage = "delete_message"
+    // Channels (their rows hold the channel's id as `conversation_id`).
+    case newChannel = "new_channel"
+    case updateChannel = "update_channel"
+    case deleteChannel = "delete_channel"
+    case newChannelMember = "new_channel_member"
+    case deleteChannelMember = "delete_channel_member"
+    case newChannelMessage = "new_channel_message"
+    case deleteChannelMessage = "delete_channel_message"
 }
 
 extension PostgresConnection {
