@@ -9,10 +9,6 @@ extension UserClient {
             try await post("/channels", channelBody(name, members: members, metadata: metadata, id: id)), of: "POST /channels")
     }
 
-    func put(_ path: String) async throws -> TestResponse {
-        try await client.request(.PUT, path, headers: auth)
-    }
-
     /// Joins (or, for another user, adds them to) a channel.
     func join(_ channel: String, user: String? = nil) async throws -> TestResponse {
         try await put("/\(path(channel))/members/\(user ?? id)")

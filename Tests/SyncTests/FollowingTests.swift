@@ -5,11 +5,6 @@ import NIOHTTP1
 import Testing
 
 extension UserClient {
-    /// `PUT` without a body, as the SDKs follow a user.
-    func put(_ path: String) async throws -> TestResponse {
-        try await client.request(.PUT, path, headers: auth)
-    }
-
     /// The user ids or identity ids `GET /following` lists (one page of up to 500).
     func following(accept: String = MediaType.layerJSON) async throws -> [String] {
         let response = try await client.request(.GET, "/following", headers: auth, accept: accept)

@@ -61,6 +61,11 @@ struct UserClient: Credentials {
         try await client.request(.POST, path, headers: auth, json: json)
     }
 
+    /// `PUT` without a body, as the SDKs follow a user or join a channel.
+    func put(_ path: String) async throws -> TestResponse {
+        try await client.request(.PUT, path, headers: auth)
+    }
+
     func patch(_ path: String, _ operations: JSONValue) async throws -> TestResponse {
         try await client.request(.PATCH, path, headers: auth, json: operations, contentType: MediaType.layerPatch)
     }
