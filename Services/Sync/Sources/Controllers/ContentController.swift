@@ -28,6 +28,7 @@ struct ContentController: Sendable {
     /// header, so a browser or curl can use them as they are.
     func addSignedRoutes(to router: Router<LayerRequestContext>) {
         router.put("content/:content/upload", use: upload)
+        router.post("content/:content/upload", use: multipartUpload)
         router.get("content/:content/download", use: download)
     }
 
@@ -63,13 +64,8 @@ struct ContentController: Sendable {
         // A slow upload holds no database connection, but it does hold memory and a socket: each
         // user (and the app's backend, for each conversation) gets a few at a time. (The server
         // closes a connection whose body stalls.)
-        let owner = "\(record.appID)/\(record.ownerID)/\(record.conversationID?.lowercased ?? "")"
-        guard uploads.acquire(owner) else {
-            throw APIError(
-                .rateLimitExceeded, "You have \(uploads.limit) uploads in progress already; finish one first.",
-                headers: [.retryAfter: "5"])
-        }
-        defer { uploads.release(owner) }
+        guard uploads.acquire(record.uploader) else { throw uploads.busy }
+        defer { uploads.release(record.uploader) }
         let stored = try await service.repositories.content.storeUpload(content: id, body: request.body, logger: context.logger)
         return try Response.json(downloadable(stored, request: request))
     }
@@ -157,7 +153,7 @@ struct ContentController: Sendable {
 
     /// The content id of a signed route once `expires` and `signature` prove the URL was issued
     /// for this purpose and has not expired; 403 otherwise.
-    private func signedContentID(
+    func signedContentID(
         _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
     ) throws -> UUID {
         let id = try context.parameters.layerID("content", as: .content).uuid
@@ -232,9 +228,18 @@ final class UploadSlots: Sendable {
         }
     }
 
-    /// Whether `head` is an upload to a signed URL, whose body is read as it arrives.
+    /// 429 while all of an owner's slots are taken.
+    var busy: APIError {
+        APIError(
+            .rateLimitExceeded, "You have \(limit) uploads in progress already; finish one first.",
+            headers: [.retryAfter: "5"])
+    }
+
+    /// Whether `head` is an upload to a signed URL (`PUT`, or a multipart `POST`), whose body is
+    /// read as it arrives.
     static func isUpload(_ head: HTTPRequest) -> Bool {
-        guard head.method == .put, let path = head.path?.split(separator: "?", maxSplits: 1).first else { return false }
+        guard head.method == .put || head.method == .post, let path = head.path?.split(separator: "?", maxSplits: 1).first
+        else { return false }
         let segments = path.split(separator: "/")
         return segments.count == 3 && segments[0] == "content" && segments[2] == "upload"
     }

@@ -6,5 +6,5 @@ let syncMigrations = MigrationRunner(
     schema: "sync",
     migrations: [
         m0001CreateSyncSchema, m0002Push, m0003FormerParticipants, m0004ContentUploads, m0005ReplayedSignals, m0006Exports,
-        m0007ScheduledMessages, m0008ParticipantCounts, m0009TagsByUser,
+        m0007ScheduledMessages, m0008ParticipantCounts, m0009TagsByUser, m0012ParticipantOrder,
     ])

@@ -10,6 +10,8 @@ struct OperationObject: Encodable, Sendable {
     var message: MessageObject?
     var conversation: ConversationObject?
     var data: [String: JSONValue]
+    /// For an `update_conversation` recorded with what changed: that, for push (not encoded).
+    var changes: ConversationPatch?
 
     enum CodingKeys: String, CodingKey {
         case seq, type, message, conversation, parts
@@ -40,4 +42,11 @@ struct OperationObject: Encodable, Sendable {
             try extra.encode(value, forKey: DataKey(stringValue: key))
         }
     }
+}
+
+/// What an `update_conversation` changed, with the identities of those who came in, ready to be
+/// written as the Layer-Patch of a change packet.
+struct ConversationPatch: Sendable {
+    var changes: ConversationChanges
+    var added: [BasicIdentityObject]
 }
