@@ -76,7 +76,10 @@ let services = [
         ]),
     Service(
         "Sync", executable: "layer-sync",
-        dependencies: [crypto, cryptoExtras, httpClient, webSocket, .product(name: "CompressNIO", package: "compress-nio")],
+        dependencies: [
+            crypto, cryptoExtras, httpClient, webSocket, .product(name: "CompressNIO", package: "compress-nio"),
+            .product(name: "MultipartKit", package: "multipart-kit"),
+        ],
         // The pages the browser tests load.
         testExcludes: ["Web/Pages"]),
     Service(
@@ -121,6 +124,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         .target(

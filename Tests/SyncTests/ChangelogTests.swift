@@ -187,14 +187,14 @@ struct ChangelogTests {
             }
             #expect(learnt.count == 3)
 
-            // His new device: each visible message, followed by his tags of it when he has any.
+            // His new device: each visible message, with his tags of it when he has any.
             let snapshot = try #require(try await bob.sync(anchor: 0, policy: "complete")["operations"]?.arrayValue)
             #expect(
                 snapshot.map { "\($0["type"]?.stringValue ?? "?") \($0["message_id"]?.stringValue ?? "-")" } == [
-                    "new_conversation -", "new_message \(messages[0])", "update_tags \(messages[0])",
-                    "new_message \(messages[1])", "new_message \(messages[2])", "update_tags \(messages[2])",
+                    "new_conversation -", "new_message \(messages[0])", "new_message \(messages[1])",
+                    "new_message \(messages[2])",
                 ])
-            for operation in snapshot where operation["type"] == "update_tags" {
+            for operation in snapshot.dropFirst() {
                 let message = operation["message_id"]!.stringValue!
                 #expect(operation["tags"] == learnt[message], "\(message)")
                 #expect(operation["conversation_id"]?.stringValue == conversation)
@@ -208,11 +208,61 @@ struct ChangelogTests {
             #expect(
                 unread.map { "\($0["type"]?.stringValue ?? "?") \($0["message_id"]?.stringValue ?? "-")" } == [
                     "new_conversation -", "update_tags \(messages[0])", "new_message \(messages[2])",
-                    "update_tags \(messages[2])",
                 ])
+            #expect(unread[1]["tags"] == learnt[messages[0]])
+            #expect(unread[2]["tags"] == learnt[messages[2]])
             // Tags are the user's own: Alice's new device gets none of Bob's.
             let aliceSnapshot = try await alice.sync(anchor: 0, policy: "complete")["operations"]?.arrayValue ?? []
-            #expect(!aliceSnapshot.contains { $0["type"] == "update_tags" })
+            #expect(!aliceSnapshot.contains { $0["type"] == "update_tags" || $0["tags"] != nil })
+        }
+    }
+
+    @Test("Anchor 0 gives one operation per message, tagged ones inside and outside the window, on pages of any limit")
+    func snapshotTagsOncePerMessage() async throws {
+        try await SyncHarness.run { harness in
+            let alice = try await harness.user("alice")
+            let bob = try await harness.user("bob")
+            var tagged: [String: JSONValue] = [:]
+            var conversations: [String] = []
+            for round in 0..<2 {
+                let conversation = try await alice.conversation(with: ["bob"], distinct: false)
+                conversations.append(conversation)
+                var messages: [String] = []
+                for index in 0..<8 { messages.append(try await alice.send("m\(index)", to: conversation)["id"]!.stringValue!) }
+                // Read up to the fifth: the unread window starts at the sixth (the partial one of 3, too).
+                #expect(try await bob.post("/\(path(conversation))/mark_all_read", ["position": 5]).status == 204)
+                for index in [1, 4, 5, 7] {
+                    let tags: JSONValue = [.string("r\(round)"), "starred"]
+                    _ = try await bob.sync(
+                        anchor: 0, operations: [["type": "update_tags", "message_id": .string(messages[index]), "tags": tags]])
+                    tagged[messages[index]] = tags
+                }
+            }
+            for policy in ["complete", "unread_only", "partial"] {
+                for limit in [1, 2, 3, 500] {
+                    var operations: [JSONValue] = []
+                    var anchor: JSONValue = 0
+                    repeat {
+                        let page = try await bob.sync(anchor: anchor, limit: limit, policy: policy, partialCount: 3)
+                        operations += page["operations"]?.arrayValue ?? []
+                        anchor = page["anchor"] ?? 0
+                        if page["more"] != true { break }
+                    } while true
+                    let ids = operations.map { $0["message_id"]?.stringValue ?? $0["conversation_id"]?.stringValue ?? "?" }
+                    #expect(ids.count == Set(ids).count, "\(policy), limit \(limit): an object twice in \(ids)")
+                    #expect(Set(ids).isSuperset(of: conversations), "\(policy), limit \(limit)")
+                    // Every tag reaches the new device once: with its message, or alone for an older one.
+                    var learnt: [String: JSONValue] = [:]
+                    for operation in operations where operation["tags"] != nil {
+                        learnt[operation["message_id"]!.stringValue!] = operation["tags"]
+                        let inWindow = operation["type"] == "new_message"
+                        #expect(inWindow || operation["type"] == "update_tags")
+                    }
+                    #expect(learnt == tagged, "\(policy), limit \(limit)")
+                    let sent = operations.filter { $0["type"] == "new_message" }.count
+                    #expect(sent == ["complete": 16, "unread_only": 6, "partial": 6][policy], "\(policy), limit \(limit)")
+                }
+            }
         }
     }
 

@@ -150,6 +150,8 @@ struct DeviceState: Equatable {
         case "new_message":
             guard let object = operation["message"] else { return }
             messages[messageID] = Self.message(object)
+            // A snapshot gives a message with the user's tags of it.
+            if let given = operation["tags"]?.arrayValue { tags[messageID] = given.compactMap(\.stringValue) }
         case "update_status":
             guard let identity = operation["identity_id"]?.stringValue, let status = operation["status"]?.stringValue else {
                 return

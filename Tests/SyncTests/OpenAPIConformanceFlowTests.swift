@@ -278,10 +278,29 @@ extension OpenAPIConformanceTests {
             let message = try await api.call(.POST, "/\(path(conversation))/messages", 201, as: alice, json: part)
             #expect(message.json?["parts"]?.arrayValue?.first?["content"]?["download_url"]?.stringValue != nil)
             try await api.call(.GET, "/\(path(content))", 200, as: bob)
+            // A declared size is no reason to refuse: the part takes the real one.
             let wrongSize: JSONValue = [
                 "parts": [["mime_type": "application/x-test", "content": ["id": .string(content), "size": 1]]]
             ]
-            try await api.call(.POST, "/\(path(conversation))/messages", 422, as: alice, json: wrongSize)
+            let resized = try await api.call(.POST, "/\(path(conversation))/messages", 201, as: alice, json: wrongSize)
+            #expect(resized.json?["parts"]?.arrayValue?.first?["content"]?["size"] == 5000)
+            let unknown: JSONValue = [
+                "parts": [["mime_type": "application/x-test", "content": ["id": .string(UUID().lowercased), "size": 1]]]
+            ]
+            try await api.call(.POST, "/\(path(conversation))/messages", 422, as: alice, json: unknown)
+
+            // The same upload URL also takes the file of a multipart form.
+            let formSlot = try await api.call(.POST, "/content", 201, as: alice, headers: upload)
+            let formPath = try api.localPath(try #require(formSlot.json?["upload_url"]?.stringValue))
+            let boundary = ContentFormUploadTests.boundary
+            let form = ByteBuffer(bytes: ContentFormUploadTests.form(Array(buffer: payload)))
+            try await api.call(.POST, formPath, 400, body: form, contentType: "text/plain", accept: nil)
+            try await api.call(
+                .POST, formPath, 400, body: ByteBuffer(string: "--\(boundary)\r\nno header"),
+                contentType: "multipart/form-data; boundary=\(boundary)", accept: nil)
+            let multipart = "multipart/form-data; boundary=\(boundary)"
+            try await api.call(.POST, formPath, 200, body: form, contentType: multipart, accept: nil)
+            try await api.call(.POST, formPath, 422, body: form, contentType: multipart, accept: nil)
         }
     }
 

@@ -30,6 +30,17 @@ extension OpenAPIConformanceTests {
                 json: ["parts": text])
             try await api.call(.POST, asAlice, 401, json: ["parts": text])
 
+            // A batch: its messages in order, or one refused for all.
+            let batch: JSONValue = [
+                ["sender_id": "alice", "parts": text], ["sender": ["name": "Bot"], "parts": text],
+            ]
+            let batchSent = try await api.call(.POST, "\(conversationPath)/messages", 201, headers: bearer, json: batch)
+            #expect(batchSent.json?.arrayValue?.count == 2)
+            try await api.call(
+                .POST, "\(conversationPath)/messages", 422, headers: bearer, json: [["sender_id": "alice", "parts": text], [:]])
+            try await api.call(
+                .POST, "\(conversationPath)/messages", 201, headers: bearer, json: ["sender_id": "bob", "parts": text])
+
             // Delayed sends, through either route.
             let schedule: JSONValue = ["delay_in_seconds": 2, "typing_indicator_in_seconds": 1]
             try await api.call(.POST, asAlice, 202, headers: bearer, json: ["parts": text, "schedule": schedule])

@@ -142,7 +142,8 @@ struct ServerAPIExportTests {
             let start = lines[0]
             #expect(start["event"]?["actor"] == ["user_id": "alice"])
             #expect(start["conversation"]?["id"]?.stringValue == conversation)
-            #expect(start["conversation"]?["participants"] == ["alice", "bob"])
+            // In the order given; Alice, who created it without listing herself, last.
+            #expect(start["conversation"]?["participants"] == ["bob", "alice"])
             let sent = lines[1]
             #expect(sent["message"]?["id"]?.stringValue == hello)
             #expect(sent["message"]?["parts"]?[0]?["body"] == "hello")
@@ -151,7 +152,7 @@ struct ServerAPIExportTests {
             #expect(lines[3]["event"]?["actor"] == ["user_id": "bob"])
             let joined = lines[4]
             #expect(joined["changes"] == ["added": ["carol"], "removed": []])
-            #expect(joined["conversation"]?["participants"] == ["alice", "bob", "carol"])
+            #expect(joined["conversation"]?["participants"] == ["bob", "alice", "carol"])
             // As it was after the change, which set the metadata in the same request.
             #expect(joined["conversation"]?["metadata"] == ["topic": "Plans"])
             #expect(lines[5]["conversation"]?["metadata"] == ["topic": "Plans"])
@@ -182,6 +183,39 @@ struct ServerAPIExportTests {
             #expect(try await api.get("/exports/\(bareUUID(id))/download").status == 404)
             #expect(try await api.delete("/exports/\(bareUUID(id))").status == 404)
             #expect(try await api.get("/exports").headers.first(name: "Layer-Count") == "1")
+        }
+    }
+
+    @Test("The key may come as PEM without its line breaks; keys under 2048 bits are refused")
+    func keyLayouts() async throws {
+        try await SyncHarness.run { harness in
+            let api = try await harness.server()
+            let (_, publicPEM) = try Self.keyPair()
+            let lines = publicPEM.split(separator: "\n").map(String.init)
+            // As backends paste it into JSON: all on one line, spaces for newlines, CRLF line ends.
+            let layouts = [lines.joined(), lines.joined(separator: " "), lines.joined(separator: "\r\n") + "\r\n"]
+            for layout in layouts {
+                #expect(try await api.put("/export_security", ["public_key": .string(layout)]).status == 200, "\(layout)")
+                #expect(try await api.get("/export_security").json == ["public_key": .string(publicPEM)])
+            }
+            let weak = """
+                -----BEGIN PUBLIC KEY-----
+                MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDWgh4zVUbKY7RB/zO4ghFijsPN
+                8duINDuYQELtPvrgUp6U1829SSRZv1pLzWK0pUGq6k8AgM2m2u3/fid8baz8k9cG
+                B1uFKljFViz6RF2xLt4qFaG9RaA4OlABk1NPOPgOiOYGSt/XoTgLoql/PIs+dUm4
+                /z8JLm2wzYgYUjB/mwIDAQAB
+                -----END PUBLIC KEY-----
+                """
+            let weakLines = weak.split(separator: "\n").map(String.init)
+            for layout in [weak, weakLines.joined(), weakLines.joined(separator: " ")] {
+                let refused = try await api.put("/export_security", ["public_key": .string(layout)])
+                #expect(refused.status == 422)
+                #expect(refused.errorID == "invalid_property")
+                #expect(refused.errorProperty == "public_key")
+                #expect(refused.json?["message"]?.stringValue?.contains("2048 bits") == true)
+            }
+            // What was registered before stays.
+            #expect(try await api.get("/export_security").json == ["public_key": .string(publicPEM)])
         }
     }
 

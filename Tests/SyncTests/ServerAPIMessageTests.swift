@@ -151,3 +151,42 @@ extension ServerAPITests {
     }
 
 }
+
+extension ServerAPITests {
+    @Test("received_at: when a message reached the user, in both Server API views; the Client API has none")
+    func receivedAt() async throws {
+        try await SyncHarness.run { harness in
+            let api = try await harness.server()
+            let alice = try await harness.user("alice")
+            let conversation = try await api.conversation(["alice", "bob"])
+            let message = try await api.send("Hi", to: conversation, sender: senderIdentity("alice"))
+            try await Task.sleep(for: .milliseconds(20))
+            let add: JSONValue = [["operation": "add", "property": "participants", "value": "carol"]]
+            #expect(try await api.patch("/\(path(conversation))", add).status == 204)
+
+            func date(_ value: JSONValue?) throws -> Date {
+                try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(try #require(value?.stringValue))
+            }
+            let system = try #require(try await api.get("/\(path(conversation))/\(path(message))").json)
+            let sentAt = try date(system["sent_at"])
+            #expect(try date(system["received_at"]) == sentAt)
+            let listed = try #require(try await api.get("/\(path(conversation))/messages").json?.arrayValue?.first)
+            #expect(try date(listed["received_at"]) == sentAt)
+            for user in ["alice", "bob"] {
+                let seen = try #require(try await api.get("/users/\(user)/\(path(message))").json)
+                #expect(try date(seen["received_at"]) == sentAt, "\(user)")
+            }
+            // Carol joined after it was sent: it reached her when she joined.
+            let carols = try #require(try await api.get("/users/carol/\(path(message))").json)
+            #expect(try date(carols["received_at"]) > sentAt)
+            let inList = try await api.get("/users/carol/\(path(conversation))/messages")
+            #expect(try date(inList.json?.arrayValue?.first?["received_at"]) == date(carols["received_at"]))
+            let last = try await api.get("/users/carol/\(path(conversation))")
+            #expect(try date(last.json?["last_message"]?["received_at"]) == date(carols["received_at"]))
+
+            let client = try #require(try await alice.get("/\(path(message))").json)
+            #expect(client["received_at"] == nil)
+            #expect(client["sent_at"] != nil)
+        }
+    }
+}

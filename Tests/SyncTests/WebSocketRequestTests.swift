@@ -91,7 +91,7 @@ struct WebSocketRequestTests {
             #expect(metadata.status == 204)
             let renamed = try await socket.change("update", "Conversation")
             let patch = try #require(renamed["body"]?["data"]?.arrayValue)
-            #expect(patch.contains { $0["property"] == "metadata" && $0["value"]?["title"] == "renamed" })
+            #expect(patch == [["operation": "set", "property": "metadata.title", "value": "renamed"]])
 
             _ = try await alice.send("another", to: conversation)
             _ = try await socket.change("create", "Message")

@@ -94,6 +94,11 @@ extension Request {
     public func decodeJSON<T: Decodable>(
         _ type: T.Type, limit: Int = 64 * 1024, allowedKeys: Set<String>? = nil
     ) async throws -> T {
+        try Self.decodeJSON(type, from: try await jsonBody(limit: limit), allowedKeys: allowedKeys)
+    }
+
+    /// The bytes of a body that must be there, at most `limit` of them (413 beyond).
+    public func jsonBody(limit: Int) async throws -> ByteBuffer {
         let buffer: ByteBuffer
         do {
             buffer = try await self.body.collect(upTo: limit)
@@ -103,7 +108,7 @@ extension Request {
         guard buffer.readableBytes > 0 else {
             throw APIError(.invalidRequest, "The request needs a JSON body.")
         }
-        return try Self.decodeJSON(type, from: buffer, allowedKeys: allowedKeys)
+        return buffer
     }
 
     /// Decodes a JSON body already in hand; an unknown top-level key (when `allowedKeys` is

@@ -30,6 +30,7 @@ struct ContentController: Sendable {
     /// header, so a browser or curl can use them as they are.
     func addSignedRoutes(to router: Router<LayerRequestContext>) {
         router.put("content/:content/upload", use: upload)
+        router.post("content/:content/upload", use: multipartUpload)
         router.get("content/:content/download", use: download)
         // Preflights a browser sends before the upload (its `Upload-*` headers need one) and a
         // download with headers, from the page the upload was opened for.
@@ -71,13 +72,8 @@ struct ContentController: Sendable {
         // A slow upload holds no database connection, but it does hold memory and a socket: each
         // user (and the app's backend, for each conversation) gets a few at a time. (The server
         // closes a connection whose body stalls.)
-        let owner = "\(record.appID)/\(record.ownerID)/\(record.conversationID?.lowercased ?? "")"
-        guard uploads.acquire(owner) else {
-            throw APIError(
-                .rateLimitExceeded, "You have \(uploads.limit) uploads in progress already; finish one first.",
-                headers: [.retryAfter: "5"])
-        }
-        defer { uploads.release(owner) }
+        guard uploads.acquire(record.uploader) else { throw uploads.busy }
+        defer { uploads.release(record.uploader) }
         let stored = try await service.repositories.content.storeUpload(content: id, body: request.body, logger: context.logger)
         return try Response.json(downloadable(stored, request: request))
     }
@@ -166,7 +162,7 @@ struct ContentController: Sendable {
     /// The content of a signed route (403 unless `expires` and `signature` prove the URL was
     /// issued for this purpose and has not expired, 404 if it is gone). Pages on its upload origin,
     /// and on the origins its app allows, may read the answer.
-    private func signedContent(
+    func signedContent(
         _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
     ) async throws -> ContentRecord {
         let id = try signedContentID(purpose, request: request, context: context)
@@ -185,7 +181,7 @@ struct ContentController: Sendable {
     ) async throws -> Response {
         // An OPTIONS that is no preflight asks what the URL serves.
         guard CrossOrigin.isPreflight(request), let origin = request.headers[.origin] else {
-            return Response(status: .noContent, headers: [.allow: "GET, HEAD, PUT, OPTIONS"])
+            return Response(status: .noContent, headers: [.allow: "GET, HEAD, PUT, POST, OPTIONS"])
         }
         let record = try await signedContent(purpose, request: request, context: context)
         var allowed = record.uploadOrigin.flatMap(OriginRule.init)?.matches(origin) ?? false
@@ -196,7 +192,9 @@ struct ContentController: Sendable {
         return CrossOrigin.preflight(request, origin: origin)
     }
 
-    private func signedContentID(
+    /// The content id of a signed route once `expires` and `signature` prove the URL was issued
+    /// for this purpose and has not expired; 403 otherwise.
+    func signedContentID(
         _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
     ) throws -> UUID {
         let id = try context.parameters.layerID("content", as: .content).uuid
@@ -273,9 +271,18 @@ final class UploadSlots: Sendable {
         }
     }
 
-    /// Whether `head` is an upload to a signed URL, whose body is read as it arrives.
+    /// 429 while all of an owner's slots are taken.
+    var busy: APIError {
+        APIError(
+            .rateLimitExceeded, "You have \(limit) uploads in progress already; finish one first.",
+            headers: [.retryAfter: "5"])
+    }
+
+    /// Whether `head` is an upload to a signed URL (`PUT`, or a multipart `POST`), whose body is
+    /// read as it arrives.
     static func isUpload(_ head: HTTPRequest) -> Bool {
-        guard head.method == .put, let path = head.path?.split(separator: "?", maxSplits: 1).first else { return false }
+        guard head.method == .put || head.method == .post, let path = head.path?.split(separator: "?", maxSplits: 1).first
+        else { return false }
         let segments = path.split(separator: "/")
         return segments.count == 3 && segments[0] == "content" && segments[2] == "upload"
     }

@@ -60,12 +60,16 @@ struct SyncController: Sendable {
 
 extension APIError {
     /// The same error, its property prefixed with the operation it came from (`operations.3.status`).
-    func about(operation index: Int) -> APIError {
+    func about(operation index: Int) -> APIError { under("operations.\(index)") }
+
+    /// The same error, its property put under `prefix` (`3` + `parts.0.body` = `3.parts.0.body`),
+    /// or `prefix` itself when it named none.
+    func under(_ prefix: String) -> APIError {
         var copy = self
         let property = body.data?["property"]?.stringValue
         var data: [String: JSONValue] = [:]
         if case .object(let object)? = body.data { data = object }
-        data["property"] = .string("operations.\(index)" + (property.map { ".\($0)" } ?? ""))
+        data["property"] = .string(prefix + (property.map { ".\($0)" } ?? ""))
         copy.body.data = .object(data)
         return copy
     }

@@ -89,6 +89,8 @@ struct ParticipantRecord: Sendable {
     /// which is all they see of it from then on.
     var leftAt: Date?
     var leftView: LeftView?
+    /// When they first joined; nil for one made up for rendering (``init(newMember:of:)``).
+    var joinedAt: Date?
 
     var isCurrent: Bool { leftPosition == nil }
 
@@ -111,11 +113,12 @@ struct ParticipantRecord: Sendable {
     }
 
     static let columns =
-        "p.conversation_id, p.user_id, p.left_position, p.cleared_position, p.hidden, p.delivered_position, p.read_position, p.private_metadata::text, p.left_at, p.left_view::text"
+        "p.conversation_id, p.user_id, p.left_position, p.cleared_position, p.hidden, p.delivered_position, p.read_position, "
+        + "p.private_metadata::text, p.left_at, p.left_view::text, p.joined_at"
 
     init(row: PostgresRow) throws {
-        let (conversationID, userID, left, cleared, hidden, delivered, read, privateMetadata, leftAt, leftView) = try row.decode(
-            (UUID, String, Int64?, Int64, Bool, Int64, Int64, String, Date?, String?).self)
+        let (conversationID, userID, left, cleared, hidden, delivered, read, privateMetadata, leftAt, leftView, joinedAt) =
+            try row.decode((UUID, String, Int64?, Int64, Bool, Int64, Int64, String, Date?, String?, Date).self)
         self.conversationID = conversationID
         self.userID = userID
         self.leftPosition = left
@@ -126,6 +129,7 @@ struct ParticipantRecord: Sendable {
         self.privateMetadata = JSONValue(jsonText: privateMetadata) ?? [:]
         self.leftAt = leftAt
         self.leftView = leftView.flatMap { try? storedJSONDecoder.decode(LeftView.self, from: Data($0.utf8)) }
+        self.joinedAt = joinedAt
     }
 
     /// Another participant as a removed one saw them when leaving, with the marks of then.

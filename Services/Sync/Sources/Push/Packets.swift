@@ -20,7 +20,7 @@ enum Packets {
         var url: String
     }
 
-    /// One Layer-Patch operation; `set` with either a value or, for `last_message`, an id.
+    /// One Layer-Patch operation: mostly `set` with a value or, for `last_message`, an id.
     struct PatchOperation: Encodable, Sendable {
         var operation = "set"
         var property: String
@@ -109,6 +109,11 @@ enum Packets {
             return [change("create", conversation, object)]
         case .updateConversation:
             guard let conversation, let object = operation.conversation else { return [] }
+            if let changes = operation.changes {
+                let patch = changes.operations
+                return patch.isEmpty ? [] : [change("update", conversation, patch)]
+            }
+            // A change logged before changes were recorded: the whole state, as it was sent then.
             var patch: [PatchOperation] = [
                 .set("participants", participants(object.participants)),
                 .set("metadata", object.metadata),
@@ -133,5 +138,40 @@ enum Packets {
             .deleteChannelMessage:
             return channelPackets(for: operation, urls: urls)
         }
+    }
+}
+
+extension ConversationPatch {
+    /// The Layer-Patch of the change, in the version being rendered: participants added (2.0+ by
+    /// `id` with the BasicIdentity as `value`, 1.0 by user id) and removed, each key of the
+    /// metadata and private metadata set or deleted, and `distinct` when it changed.
+    var operations: [Packets.PatchOperation] {
+        typealias Operation = Packets.PatchOperation
+        let byIdentity = APIVersion.current.usesIdentities
+        var patch: [Operation] = []
+        for identity in added {
+            patch.append(
+                byIdentity
+                    ? Operation(operation: "add", property: "participants", id: identity.id, value: try? jsonValue(identity))
+                    : Operation(operation: "add", property: "participants", value: .string(identity.userID)))
+        }
+        for user in changes.removed {
+            patch.append(
+                byIdentity
+                    ? Operation(operation: "remove", property: "participants", id: LayerID.identity(userID: user))
+                    : Operation(operation: "remove", property: "participants", value: .string(user)))
+        }
+        for (root, keys) in [("metadata", changes.metadata), ("private_metadata", changes.privateMetadata)] {
+            for key in keys {
+                let property = ([root] + key.path.map(LayerPatchOperation.escaped)).joined(separator: ".")
+                if let value = key.value {
+                    patch.append(.set(property, value))
+                } else {
+                    patch.append(Operation(operation: "delete", property: property))
+                }
+            }
+        }
+        if let distinct = changes.distinct { patch.append(.set("distinct", .bool(distinct))) }
+        return patch
     }
 }

@@ -247,7 +247,7 @@ struct MessageObject: Encodable, Sendable {
     @Nullable var conversation: ConversationReference?
     var parts: [PartObject]
     var sentAt: Date
-    /// Left out when unknown.
+    /// Served by the Server API only (its user and system views); left out in the Client API.
     var receivedAt: Date?
     @Nullable var updatedAt: Date?
     var sender: SenderObject

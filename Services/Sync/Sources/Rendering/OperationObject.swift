@@ -15,6 +15,8 @@ struct OperationObject: Encodable, Sendable {
     var channel: ChannelObject?
     var membership: MembershipObject?
     var channelMessage: ChannelMessageObject?
+    /// For an `update_conversation` recorded with what changed: that, for push (not encoded).
+    var changes: ConversationPatch?
 
     enum CodingKeys: String, CodingKey {
         case seq, type, message, conversation, parts, channel, membership
@@ -53,4 +55,11 @@ struct OperationObject: Encodable, Sendable {
             try extra.encode(value, forKey: DataKey(stringValue: key))
         }
     }
+}
+
+/// What an `update_conversation` changed, with the identities of those who came in, ready to be
+/// written as the Layer-Patch of a change packet.
+struct ConversationPatch: Sendable {
+    var changes: ConversationChanges
+    var added: [BasicIdentityObject]
 }

@@ -41,9 +41,13 @@ extension Presenter {
                 }
             }
         }
-        return entries.map { entry in
+        // What an update changed goes to push only; /sync gives the whole conversation.
+        let changes = entries.map { $0.type == .updateConversation ? ConversationChanges(data: $0.data) : nil }
+        try await system.loadIdentities(changes.flatMap { $0?.added ?? [] })
+        return zip(entries, changes).map { entry, changes in
             if let operation = channelChanges[ChangeKey(user: entry.user, seq: entry.seq)] { return operation }
             var data = entry.data
+            data[ConversationChanges.dataKey] = nil
             if let user = data["user_id"]?.stringValue { data["identity_id"] = .string(LayerID.identity(userID: user)) }
             var message: MessageObject?
             if entry.type == .newMessage, let id = entry.message, let (record, object) = messages[id] {
@@ -55,7 +59,8 @@ extension Presenter {
             return OperationObject(
                 seq: entry.seq, type: entry.type, conversationID: entry.conversation, messageID: entry.message,
                 message: message, conversation: entry.conversation.flatMap { conversations[entry.user]?[$0] },
-                data: data)
+                data: data,
+                changes: changes.map { ConversationPatch(changes: $0, added: $0.added.map(system.basicIdentity)) })
         }
     }
 }

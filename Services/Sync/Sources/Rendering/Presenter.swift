@@ -171,10 +171,19 @@ struct Presenter {
             conversation: ConversationReference(
                 id: LayerID(.conversations, record.conversationID).uri, url: urls.conversation(record.conversationID)),
             parts: record.parts.enumerated().map { part(for: $1, at: $0, of: record, url: url) }, sentAt: record.sentAt,
-            updatedAt: record.updatedAt,
+            receivedAt: receivedAt(record, members: all), updatedAt: record.updatedAt,
             sender: sender,
             isUnread: viewer.map { viewer in record.senderID != viewer && (viewerStatus ?? .read) < .read },
             recipientStatus: recipientStatus, notification: record.notification)
+    }
+
+    /// `received_at`, which only the Server API shows (the Client API never had it): when the
+    /// message reached the viewer, which is when it was sent, or for one who joined later, when
+    /// they joined; in the system view, when it reached the service.
+    private func receivedAt(_ record: MessageRecord, members: [ParticipantRecord]) -> Date? {
+        guard urls.serverAPIApp != nil else { return nil }
+        guard let joined = members.first(where: { $0.userID == viewer })?.joinedAt else { return record.sentAt }
+        return max(record.sentAt, joined)
     }
 
     func part(for part: StoredPart, at index: Int, of message: MessageRecord, url: String) -> PartObject {

@@ -59,11 +59,11 @@ struct ChangelogRepository: PostgresRepository {
     }
 
     /// The latest state, one operation per object: each conversation the user sees, followed by
-    /// the messages the policy asks for, each with the user's own tags of it (an `update_tags`, as
-    /// the changelog gave them). Tags of the older messages that the policy leaves out come too,
-    /// so the user's state is whole whatever the policy; a message and its tags are never split
-    /// between pages. Every operation carries the sequence number the state is as of; the changes
-    /// after it come with the next anchor.
+    /// the messages the policy asks for, each `new_message` with the user's own tags of it (its
+    /// `tags`, as the changelog's last `update_tags` gave them). Tags of the older messages that
+    /// the policy leaves out come too, as an `update_tags` of each, so the user's state is whole
+    /// whatever the policy. Every operation carries the sequence number the state is as of; the
+    /// changes after it come with the next anchor.
     ///
     /// A page costs a few queries whatever the number of conversations on it: the messages of
     /// many conversations come in one query, for as many conversations as the participants' kept
@@ -114,7 +114,7 @@ struct ChangelogRepository: PostgresRepository {
             } while end < entries.endIndex && estimated <= budget
             let chunk = entries[index..<end]
             index = end
-            // Each row is worth one operation at least, so one more than the budget tells whether more follow.
+            // Each row is one operation, so one more than the budget tells whether more follow.
             let fetched = try await snapshotMessages(
                 of: chunk.map { ($0.record.id, $0.after) }, user: user, policy: policy, partialCount: partialCount,
                 limit: budget + 1, connection, logger)
@@ -130,9 +130,8 @@ struct ChangelogRepository: PostgresRepository {
                 let wanted = (fetched[record.id] ?? []).prefix(budget + 1)
                 var taken: [SnapshotMessage] = []
                 for message in wanted {
-                    // The first message of a page goes in even when it and its tags exceed a limit of 1.
-                    guard message.operationCount <= budget || budget == limit else { break }
-                    budget -= min(message.operationCount, budget)
+                    guard budget > 0 else { break }
+                    budget -= 1
                     taken.append(message)
                 }
                 plan.append((record, !entry.resumed, taken))
@@ -160,31 +159,22 @@ struct ChangelogRepository: PostgresRepository {
             }
             for message in step.messages {
                 let record = message.record
-                if message.inWindow {
-                    operations.append(
-                        OperationObject(
-                            seq: seq, type: .newMessage, conversationID: record.conversationID, messageID: record.id,
-                            message: messageIterator.next(), data: [:]))
-                }
-                if !message.tags.isEmpty {
-                    operations.append(
-                        OperationObject(
-                            seq: seq, type: .updateTags, conversationID: record.conversationID, messageID: record.id,
-                            data: ["tags": .array(message.tags.map(JSONValue.string))]))
-                }
+                let tags: [String: JSONValue] = message.tags.isEmpty ? [:] : ["tags": .array(message.tags.map(JSONValue.string))]
+                operations.append(
+                    OperationObject(
+                        seq: seq, type: message.inWindow ? .newMessage : .updateTags, conversationID: record.conversationID,
+                        messageID: record.id, message: message.inWindow ? messageIterator.next() : nil, data: tags))
             }
         }
         return (operations, next)
     }
 
-    /// A message of a snapshot: in the window the policy asks for (then the message itself goes
-    /// out), or older but tagged by the user (then only the tags do).
+    /// A message of a snapshot, one operation: in the window the policy asks for (then the
+    /// message goes out with its tags), or older but tagged by the user (then only the tags do).
     private struct SnapshotMessage {
         var record: MessageRecord
         var tags: [String]
         var inWindow: Bool
-
-        var operationCount: Int { (inWindow ? 1 : 0) + (tags.isEmpty ? 0 : 1) }
     }
 
     /// The messages of each conversation (after its position) that a snapshot includes, oldest

@@ -23,6 +23,10 @@ struct ContentRecord: Sendable {
 
     var isUploaded: Bool { uploadedAt != nil }
 
+    /// Whose uploads in progress an upload of this slot counts with: a user's, or the app's
+    /// backend's for the slot's conversation.
+    var uploader: String { "\(appID)/\(ownerID)/\(conversationID?.lowercased ?? "")" }
+
     /// The owner of content opened by the app's backend (no user id is empty).
     static let appOwner = ""
 
@@ -327,9 +331,11 @@ struct ContentRepository: PostgresRepository {
     }
 
     /// Checks the rich content that parts refer to: it exists in this app, its bytes were
-    /// uploaded, it belongs to the sender (any user's content of the app for a system sender), and
-    /// a declared size matches. Content the app's backend opened for a conversation is usable only
-    /// by its sends to that conversation (`appContentOf`). The parts come back with the stored size.
+    /// uploaded, and it belongs to the sender (any user's content of the app for a system sender).
+    /// Content the app's backend opened for a conversation is usable only by its sends to that
+    /// conversation (`appContentOf`). The parts come back with the size the content really has,
+    /// whatever size they declared: the Web SDKs declare a text's length in JavaScript characters,
+    /// not in bytes, so a declared size that differs is no reason to lose the message.
     func resolveContent(
         app: UUID, owner: String?, parts: ValidatedParts, appContentOf conversation: UUID? = nil, logger: Logger
     ) async throws -> ValidatedParts {
@@ -353,9 +359,6 @@ struct ContentRepository: PostgresRepository {
             let property = "parts.\(index).content"
             guard let size = sizes[contentID] else {
                 throw APIError.invalid("\(property).id", "No uploaded content of yours has the id \(contentID.lowercased).")
-            }
-            if let declared = resolved.parts[index].size, declared != size {
-                throw APIError.invalid("\(property).size", "The content has \(size) bytes, not \(declared).")
             }
             resolved.parts[index].size = size
         }

@@ -30,9 +30,12 @@ struct ConversationRepository: PostgresRepository {
     }
 
     func createConversation(app: UUID, caller: Caller, _ request: NewConversation, logger: Logger) async throws -> CreateOutcome {
-        var members = request.participants
-        if let creator = caller.userID { members.append(creator) }
-        members = Array(Set(members)).sorted()
+        // In the order given, as the first writer listed them; a creator who did not list
+        // themselves comes last, where the Web SDKs put them.
+        var members: [String] = []
+        for user in request.participants + [caller.userID].compactMap(\.self) where !members.contains(user) {
+            members.append(user)
+        }
         guard !members.isEmpty else {
             throw APIError(.missingProperty, "A conversation needs participants.", property: "participants")
         }
@@ -45,7 +48,7 @@ struct ConversationRepository: PostgresRepository {
             try checkMetadataSize(metadata, property: "metadata")
         }
         let metadata = request.metadata == .null ? nil : request.metadata
-        let distinctKey = request.distinct ? Self.distinctKey(members) : nil
+        let distinctKey = request.distinct ? Self.distinctKey(members.sorted()) : nil
         return try await write(logger: logger) { connection in
             if let id = request.id, try await connection.conversationExists(id: id, logger: logger) {
                 return .idInUse(id)
@@ -71,7 +74,7 @@ struct ConversationRepository: PostgresRepository {
             try await connection.query(
                 """
                 INSERT INTO sync.participants (app_id, conversation_id, user_id)
-                SELECT \(app), \(id), u FROM unnest(\(members)::text[]) AS u
+                SELECT \(app), \(id), u FROM unnest(\(members)::text[]) WITH ORDINALITY AS t (u, n) ORDER BY n
                 """, logger: logger)
             try await connection.appendChange(app: app, users: members, .newConversation, conversation: id, logger: logger)
             return .created(id)
@@ -194,9 +197,10 @@ struct ConversationRepository: PostgresRepository {
                 try await connection.query(
                     """
                     INSERT INTO sync.participants (app_id, conversation_id, user_id)
-                    SELECT \(app), \(id), u FROM unnest(\(added)::text[]) AS u ORDER BY u
+                    SELECT \(app), \(id), u FROM unnest(\(added)::text[]) WITH ORDINALITY AS t (u, n) ORDER BY n
                     ON CONFLICT (conversation_id, user_id) DO UPDATE
-                        SET left_position = NULL, left_at = NULL, left_view = NULL, hidden = false
+                        SET left_position = NULL, left_at = NULL, left_view = NULL, hidden = false,
+                            ordinal = excluded.ordinal
                     """, logger: logger)
             }
             if privateChanged, let user = caller.userID {
@@ -206,14 +210,27 @@ struct ConversationRepository: PostgresRepository {
                     WHERE conversation_id = \(id) AND user_id = \(user)
                     """, logger: logger)
             }
-            var updated = Set<String>()
-            if membershipChanged || metadataChanged { updated = Set(current).subtracting(added).union(removed) }
-            if privateChanged, let user = caller.userID, current.contains(user) { updated.insert(user) }
-            // Who deleted the conversation from their devices hears of it again with its next message.
-            updated.subtract(members.filter(\.hidden).map(\.userID))
+            // Each one hears of what changed as they see it: those who stay of the participants and
+            // metadata, the writer also of their private metadata, and those removed of everybody
+            // leaving their view (they keep the metadata of before). Who deleted the conversation
+            // from their devices hears of it again with its next message.
+            let distinct: Bool? = conversation.isDistinct && membershipChanged ? false : nil
+            let shared = ConversationChanges(
+                added: added, removed: removed,
+                metadata: ConversationChanges.metadataChanges(from: conversation.metadata, to: metadata), distinct: distinct)
+            var own = shared
+            own.privateMetadata = ConversationChanges.metadataChanges(
+                from: members.first { $0.userID == caller.userID }?.privateMetadata ?? [:], to: privateMetadata)
+            let hidden = Set(members.filter(\.hidden).map(\.userID))
+            let stayers = current.filter { !added.contains($0) && !hidden.contains($0) && $0 != caller.userID }
             try await connection.appendChange(app: app, users: added, .newConversation, conversation: id, logger: logger)
-            try await connection.appendChange(
-                app: app, users: updated.sorted(), .updateConversation, conversation: id, logger: logger)
+            try await connection.appendUpdate(of: id, app: app, users: stayers, shared, logger: logger)
+            if let user = caller.userID, current.contains(user), !added.contains(user), !hidden.contains(user) {
+                try await connection.appendUpdate(of: id, app: app, users: [user], own, logger: logger)
+            }
+            try await connection.appendUpdate(
+                of: id, app: app, users: removed.filter { !hidden.contains($0) },
+                ConversationChanges(removed: before, distinct: distinct), logger: logger)
         }
     }
 
@@ -289,8 +306,8 @@ struct ConversationRepository: PostgresRepository {
                     try await connection.query(
                         "UPDATE sync.conversations SET is_distinct = false, distinct_key = NULL WHERE id = \(id)", logger: logger)
                     let others = members.filter { $0.isCurrent && !$0.hidden && $0.userID != user }.map(\.userID)
-                    try await connection.appendChange(
-                        app: app, users: others, .updateConversation, conversation: id, logger: logger)
+                    let changes = ConversationChanges(removed: [user], distinct: conversation.isDistinct ? false : nil)
+                    try await connection.appendUpdate(of: id, app: app, users: others, changes, logger: logger)
                 }
             }
         }
@@ -298,6 +315,17 @@ struct ConversationRepository: PostgresRepository {
 }
 
 extension PostgresConnection {
+    /// An `update_conversation` for `users`, recording what changed for them; nothing when
+    /// nothing did.
+    func appendUpdate(
+        of conversation: UUID, app: UUID, users: [String], _ changes: ConversationChanges, logger: Logger
+    ) async throws {
+        guard !changes.isEmpty else { return }
+        try await appendChange(
+            app: app, users: users, .updateConversation, conversation: conversation,
+            data: [ConversationChanges.dataKey: try jsonValue(changes)], logger: logger)
+    }
+
     func conversationExists(id: UUID, app: UUID? = nil, deletedOnly: Bool = false, logger: Logger) async throws -> Bool {
         let rows = try await query(
             """

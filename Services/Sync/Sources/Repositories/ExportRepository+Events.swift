@@ -55,8 +55,8 @@ extension ExportRepository {
             SELECT e.at, e.kind, e.conversation_id, e.message_id, e.actor_id, e.actor_name,
                 coalesce(e.added, '{}'), coalesce(e.removed, '{}'),
                 CASE WHEN e.message_id IS NULL THEN (
-                    SELECT coalesce(array_agg(h.user_id ORDER BY h.user_id), '{}') FROM (
-                        SELECT DISTINCT ON (h.user_id) h.user_id, h.added FROM sync.participant_changes h
+                    SELECT coalesce(array_agg(h.user_id ORDER BY h.id), '{}') FROM (
+                        SELECT DISTINCT ON (h.user_id) h.id, h.user_id, h.added FROM sync.participant_changes h
                         WHERE h.conversation_id = e.conversation_id AND h.changed_at <= e.at
                         ORDER BY h.user_id, h.changed_at DESC, h.id DESC) h
                     WHERE h.added) END,
@@ -144,8 +144,8 @@ enum ExportEvent: String, CaseIterable, Sendable {
             // The participants a conversation started with are part of its creation.
             return """
                 \(head) p.changed_at, p.conversation_id, NULL::uuid, NULL::text, NULL::text,
-                    array_agg(p.user_id ORDER BY p.user_id) FILTER (WHERE p.added),
-                    array_agg(p.user_id ORDER BY p.user_id) FILTER (WHERE NOT p.added)
+                    array_agg(p.user_id ORDER BY p.id) FILTER (WHERE p.added),
+                    array_agg(p.user_id ORDER BY p.id) FILTER (WHERE NOT p.added)
                 FROM sync.participant_changes p JOIN sync.conversations c ON c.id = p.conversation_id
                 WHERE p.app_id = $1 AND p.changed_at >= $2 AND p.changed_at < $3 AND p.changed_at > c.created_at
                 GROUP BY p.conversation_id, p.changed_at

@@ -72,7 +72,7 @@ extension PostgresConnection {
         let rows = try await query(
             """
             SELECT \(unescaped: ParticipantRecord.columns) FROM sync.participants p
-            WHERE p.conversation_id = ANY(\(conversations)) ORDER BY p.joined_at, p.user_id
+            WHERE p.conversation_id = ANY(\(conversations)) ORDER BY p.ordinal, p.user_id
             """, logger: logger)
         var result: [UUID: [ParticipantRecord]] = [:]
         for try await row in rows {

@@ -112,7 +112,15 @@ extension ServerAPIController {
         let app = try appID(context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let tag = try RequestTag.read(request)
-        let body = try await request.decodeJSON(MessageInput.self, limit: 256 * 1024, allowedKeys: MessageInput.serverKeys)
+        let buffer = try await request.jsonBody(limit: Self.maxBatchBytes)
+        if buffer.readableBytesView.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
+            return try await sendBatch(buffer, tag: tag, app: app, conversation: conversation, request: request, context: context)
+        }
+        let limit = 256 * 1024
+        guard buffer.readableBytes <= limit else {
+            throw APIError(.requestTooLarge, "The request body is larger than \(limit) bytes.")
+        }
+        let body = try Request.decodeJSON(MessageInput.self, from: buffer, allowedKeys: MessageInput.serverKeys)
         let sender = try ServerSender.parse(senderID: body.senderID, sender: body.sender)
         return try await send(
             body, tag: tag, app: app, conversation: conversation, sender: sender.sender, senderProperty: sender.property,

@@ -42,14 +42,32 @@ extension ServerAPIController {
     static func exportPublicKey(_ text: String) throws -> _RSA.Encryption.PublicKey {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         do {
-            if trimmed.hasPrefix("-----BEGIN") { return try _RSA.Encryption.PublicKey(pemRepresentation: trimmed) }
+            if trimmed.hasPrefix("-----BEGIN") {
+                return try _RSA.Encryption.PublicKey(pemRepresentation: normalizedPEM(trimmed) ?? trimmed)
+            }
             if let der = Data(base64Encoded: trimmed, options: .ignoreUnknownCharacters), !der.isEmpty {
                 return try _RSA.Encryption.PublicKey(derRepresentation: der)
             }
         } catch CryptoKitError.incorrectParameterSize {
-            throw APIError.invalid("public_key", "The RSA key must have at least 2048 bits.")
+            throw APIError.invalid("public_key", "The RSA key must have at least 2048 bits; this one has fewer.")
         } catch {}
         throw APIError.invalid("public_key", "public_key is not an RSA public key in PEM (or base64 DER).")
+    }
+
+    /// The PEM block of `text` laid out as RFC 7468 writes it. Keys pasted into JSON often lose
+    /// their line breaks (the whole block on one line, or spaces where the newlines were), which
+    /// the PEM reader does not accept; the base64 between the markers means the same either way.
+    static func normalizedPEM(_ text: String) -> String? {
+        let pattern = /^-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END ([A-Z0-9 ]+)-----$/.dotMatchesNewlines()
+        guard let match = text.wholeMatch(of: pattern), match.1 == match.3 else { return nil }
+        let base64 = String(match.2.filter { !$0.isWhitespace })
+        var lines: [Substring] = []
+        var rest = base64[...]
+        while !rest.isEmpty {
+            lines.append(rest.prefix(64))
+            rest = rest.dropFirst(64)
+        }
+        return (["-----BEGIN \(match.1)-----"] + lines.map(String.init) + ["-----END \(match.3)-----"]).joined(separator: "\n")
     }
 
     // MARK: Exports
