@@ -57,7 +57,9 @@ struct FollowingMigrationTests {
             try await before.run(on: postgres, logger: .test)
             let (old, new) = (UUID(), UUID())
             try await makeHistory(app: old, postgres)
-            #expect(try await syncMigrations.run(on: postgres, logger: .test) == [10])
+            #expect(
+                try await syncMigrations.run(on: postgres, logger: .test)
+                    == syncMigrations.migrations.map(\.version).filter { $0 >= 10 })
             try await makeHistory(app: new, postgres)
 
             let expected: Set<String> = [
