@@ -5,11 +5,15 @@ import LayerServer
 import LayerTesting
 import Testing
 
-/// The page of `Pages/chat.html`, read from the source tree.
-private let chatPage: String = {
-    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Pages/chat.html")
-    return (try? String(contentsOf: file, encoding: .utf8)) ?? "<p>Pages/chat.html is missing</p>"
-}()
+/// A page of `Pages/`, read from the source tree.
+private func page(_ name: String) -> String {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Pages/\(name)")
+    return (try? String(contentsOf: file, encoding: .utf8)) ?? "<p>Pages/\(name) is missing</p>"
+}
+
+/// A build of the original Web XDK to run (`LAYER_XDK_BUILD`, a file such as the XDK
+/// repository's test/coverage-build.js); none is in this repository, whose license is not the XDK's.
+private let xdkBuild = ProcessInfo.processInfo.environment["LAYER_XDK_BUILD"]
 
 /// Reports the page sends back, one per page load.
 private final class Reports: Sendable {
@@ -43,11 +47,14 @@ struct BrowserTests {
     /// The web app's own server: its page, its backend's token signing, and the reports.
     private static func pageRoutes(_ suite: SyncHarness, reports: Reports) -> (Router<BasicRequestContext>) -> Void {
         { router in
-            router.get("/") { _, _ in
-                Response(
-                    status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                    body: .init(byteBuffer: ByteBuffer(string: chatPage)))
+            func serve(_ path: RouterPath, _ type: String, _ text: @escaping @Sendable () -> String) {
+                router.get(path) { _, _ in
+                    Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text())))
+                }
             }
+            serve("/", "text/html; charset=utf-8") { page("chat.html") }
+            serve("/xdk.html", "text/html; charset=utf-8") { page("xdk.html") }
+            serve("/xdk.js", "text/javascript") { xdkBuild.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
             router.get("/identity-token") { request, _ in
                 let user = request.uri.queryParameters["user"].map(String.init) ?? ""
                 let nonce = request.uri.queryParameters["nonce"].map(String.init) ?? ""
@@ -97,6 +104,24 @@ struct BrowserTests {
                 #expect(blocked["ownServer"]?.intValue == 200)
                 #expect(blocked["fetchBlocked"]?.boolValue == true)
                 #expect(blocked["socketOpened"]?.boolValue == false)
+            }
+        }
+    }
+
+    @Test(
+        "The original Web XDK, unmodified, on the app's origin: signs in, sends, and hears the answer over its WebSocket",
+        .enabled(if: HeadlessBrowser.executable != nil && xdkBuild != nil, "set LAYER_XDK_BUILD to a build of the Web XDK"))
+    func originalWebXDK() async throws {
+        var server = ServerSettings(internalToken: Secrets.randomToken())
+        server.allowedOrigins = [OriginRule].parsing(["http://127.0.0.1:*"]).rules
+        try await SyncHarness.run(settings: quickPush, server: server) { suite in
+            let reports = Reports()
+            try await WebPageServer.run(Self.pageRoutes(suite, reports: reports)) { port in
+                let report = try await reports.load(
+                    "http://127.0.0.1:\(port)/xdk.html?suite=\(suite.fixture.server.baseURL)&app=\(suite.fixture.app.uri)")
+                #expect(report["done"]?.boolValue == true, "\(report)")
+                #expect(report["bobHeard"]?.stringValue == "Hello from the XDK on http://127.0.0.1:\(port)")
+                #expect(report["aliceHeard"]?.stringValue == "Hi Alice, from Bob")
             }
         }
     }

@@ -35,11 +35,16 @@ struct WebSocketController {
         }
     }
 
+    /// At `/websocket`, and at `/` as well: the original moved its sockets to the root of a host
+    /// of their own (`wss://websockets.layer.com/?session_token=…`), where the SDKs' default
+    /// configuration still points; a plain `GET /` stays discovery.
     func addWebSocketRoutes(to router: some RouterMethods<LayerRequestContext>) {
-        router.ws("websocket") { request, _ in
-            offeredVersion(request).map { .upgrade([.secWebSocketProtocol: "layer-\($0.rawValue)"]) } ?? .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            try await run(inbound: inbound, outbound: outbound, context: context)
+        for path in ["websocket", "/"] {
+            router.ws(RouterPath(path)) { request, _ in
+                offeredVersion(request).map { .upgrade([.secWebSocketProtocol: "layer-\($0.rawValue)"]) } ?? .upgrade([:])
+            } onUpgrade: { inbound, outbound, context in
+                try await run(inbound: inbound, outbound: outbound, context: context)
+            }
         }
     }
 
