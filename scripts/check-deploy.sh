@@ -1170,9 +1170,9 @@ def route(path):
             return target, body
     return (longest[2], longest[3]) if longest else ("none", "")
 
-auth, sync, names, voip, blocked = "layer_auth", "layer_sync", "layer_names", "layer_voip", "return 404"
+auth, sync, push, names, voip, blocked = "layer_auth", "layer_sync", "layer_sync_push", "layer_names", "layer_voip", "return 404"
 expected = {
-    auth: ["/", "/nonces", "/sessions", "/sessions/current", "/sessions/abc", "/certificates", "/apps/A",
+    auth: ["/", "/ping", "/ping?client=3.4.6", "/nonces", "/sessions", "/sessions/current", "/sessions/abc", "/certificates", "/apps/A",
            "/apps/A/users/u", "/apps/A/users/u/sessions", "/apps/A/users/u/challenge",
            "/apps/A/users/namespace%2F1/sessions", "/apps/A/users/identity", "/apps/A/users/blocks"],
     sync: ["/conversations", "/conversations/C", "/conversations/C/messages", "/conversations/C/mark_all_read",
@@ -1187,8 +1187,11 @@ expected = {
            "/apps/layer%3A%2F%2F%2Fapps%2FA/conversations", "/apps/A/users/u/badge", "/apps/A/users/namespace%2F1/badge",
            "/apps/A/notifications", "/apps/A/export_security", "/apps/A/exports", "/apps/A/exports/E",
            "/apps/A/exports/E/status", "/apps/A/exports/E/download", "/apps/A/export_schedule",
-           "/apps/layer%3A%2F%2F%2Fapps%2FA/exports", "/websocket", "/websocket?session_token=t",
-           "/events", "/events?session_token=t"],
+           "/apps/layer%3A%2F%2F%2Fapps%2FA/exports", "/identities", "/following", "/following/users/u",
+           "/channels", "/channels/H", "/channels/H/messages", "/channels/H/members/u", "/apps/A/channels",
+           "/apps/A/channels/H/members", "/apps/A/users/u/following", "/apps/A/users/u/following/v",
+           "/apps/A/users/u/identities"],
+    push: ["/websocket", "/websocket?session_token=t", "/websocket/", "/events", "/events?session_token=t"],
     names: ["/persons", "/persons/P", "/persons/layer%3A%2F%2F%2Fpersons%2FP", "/persons/deduplicate", "/persons/P/claim",
             "/persons/P/addresses/email%3Aada%40example.com", "/persons/P/addresses/physical%3A1%2F2%20Main%20St",
             "/resolve", "/resolve?address=email%3Aada%40example.com&known=phone%3A%2B1", "/route", "/address-books",
@@ -1218,6 +1221,10 @@ for target, paths in expected.items():
             continue  # the auth service's own 404 for a path it does not serve
         if got != target:
             problems.append(f"{path} goes to {got}, not {target}")
+# A WebSocket at the root is the sync service's push too.
+_, root = route("/")
+if not re.search(r"if\s*\(\$http_upgrade\s*~\*\s*\^websocket\$\)\s*\{\s*rewrite\s+\^\s+/websocket\s+last;", root):
+    problems.append("/: a WebSocket upgrade there is not rewritten to /websocket")
 for path in ("/websocket", "/events"):
     _, body = route(path)
     directives = " ".join(body.split())

@@ -62,6 +62,15 @@ struct EdgeCrossOriginTests {
                 tls: try EdgeDeployment.tls())
             #expect(refused.hasPrefix("HTTP/1.1 403"), "\(refused)")
             #expect(refused.contains("\"id\":\"access_denied\""))
+            // The allowed page gets its socket, at /websocket and at the root where the SDKs open theirs.
+            for path in ["/websocket", "/"] {
+                let socket = try await RawHTTP.webSocket(
+                    port: edge.edgePort,
+                    RawHTTP.webSocketUpgrade("\(path)?session_token=\(alice.token)", origin: appPage, host: "localhost"),
+                    tls: try EdgeDeployment.tls(), window: .seconds(1))
+                #expect(socket.status == 101, "\(path)")
+                #expect(socket.closeCode == nil, "\(path)")
+            }
         }
     }
 }

@@ -168,18 +168,29 @@ final class EdgeDeployment: Sendable {
         return text
     }
 
-    /// The upstreams of deploy/nginx/upstreams.conf, each listing its replicas on loopback.
+    /// The upstreams of deploy/nginx/upstreams.conf, each listing its replicas on loopback, and
+    /// the sync service's again for push, without kept-alive connections.
     static func upstreams(_ ports: [String: [Int]]) -> String {
-        ports.sorted { $0.key < $1.key }.map { service, ports in
+        func servers(_ service: String) -> String {
+            ports[service, default: []].map { "    server 127.0.0.1:\($0);" }.joined(separator: "\n")
+        }
+        let kept = ports.keys.sorted().map { service in
             """
             upstream layer_\(service) {
                 zone layer_\(service) 64k;
-            \(ports.map { "    server 127.0.0.1:\($0);" }.joined(separator: "\n"))
+            \(servers(service))
                 keepalive 32;
                 keepalive_timeout 20s;
             }
             """
-        }.joined(separator: "\n\n") + "\n"
+        }
+        let push = """
+            upstream layer_sync_push {
+                zone layer_sync_push 64k;
+            \(servers("sync"))
+            }
+            """
+        return (kept + [push]).joined(separator: "\n\n") + "\n"
     }
 
     static func nginxBinary() throws -> String {
