@@ -40,7 +40,8 @@ import Testing
         }
     }
 
-    /// Finding 8: an address value too long for the index is a 422 naming it, not a 500.
+    /// Finding 8: an address value too long for the index is a 422 naming it, not a 500; so is a
+    /// device larger than a device is.
     @Test func anAddressValueOverTheLimitIsRefused() async throws {
         try await NamesHarness.run { names in
             let server = try await names.server()
@@ -52,6 +53,9 @@ import Testing
                 #expect(
                     response.json?["data"]?["errors"]?[0]?["property"] == "addresses[0].value", "\(response.text.prefix(300))")
             }
+            let device: JSONValue = ["first_name": "Ann", "devices": [["model": .string(long)]]]
+            let large = try await server.post("/persons", ["persons": [device]])
+            #expect(large.status == 422 && large.json?["data"]?["errors"]?[0]?["property"] == "devices[0]", "\(large.status)")
             let resolve = try await server.get("/resolve?address=twitter:\(long)")
             #expect(resolve.status == 422 && resolve.errorProperty == "address", "\(resolve.status)")
         }

@@ -34,6 +34,9 @@ struct PersonReader: Sendable {
     /// The longest address value, in UTF-8 bytes: the address index holds values whole, and an
     /// index row has room for about 2.7 KB.
     static let maxValueBytes = 1024
+    /// A device is whatever the app keeps about it (a push token, a model name): small, but every
+    /// write to a person merges them all again.
+    static let maxDeviceBytes = 4096
 
     let defaultRegion: String
     /// The user who sends the records; nil for the app's backend (and for entries read back,
@@ -103,7 +106,11 @@ struct PersonReader: Sendable {
         var devices: [JSONValue] = []
         switch fields["devices"] {
         case nil, .null?: break
-        case .array(let list)? where list.count <= Self.maxDevices: devices = list
+        case .array(let list)? where list.count <= Self.maxDevices:
+            devices = list
+            if let large = list.firstIndex(where: { $0.jsonText.utf8.count > Self.maxDeviceBytes }) {
+                problem("devices[\(large)]", "A device is at most \(Self.maxDeviceBytes) bytes of JSON.")
+            }
         default: problem("devices", "devices is a list of at most \(Self.maxDevices) values.")
         }
         if record.firstName == nil && record.lastName == nil && record.addresses.isEmpty && problems.isEmpty {
