@@ -21,7 +21,10 @@ public struct SyncService: ConfigurableService {
     public var links: [(rel: String, path: String)] { [("conversations", "/conversations"), ("content", "/content")] }
 
     let settings: SyncSettings
-    let context: Messaging
+    let domain: SyncDomain
+    let repositories: SyncRepositories
+    /// Who messaged whom, reported to the name resolution service's graph.
+    let relationships: RelationshipReporter
     let sessionAuthenticator: SessionAuthenticator
     let appTokens: any AppTokenVerifier
     let auth: InternalClient
@@ -29,7 +32,6 @@ public struct SyncService: ConfigurableService {
     let internalToken: String
     let uploads: UploadSlots
     let schedules = ScheduleAlarm()
-    let directoryChanges: DirectoryChanges
     let origins: AllowedOrigins
 
     public init(settings: SyncSettings, dependencies: ServiceDependencies) {
@@ -37,21 +39,24 @@ public struct SyncService: ConfigurableService {
         let postgres = dependencies.postgres
         self.settings = settings
         let repositories = SyncRepositories(postgres: postgres)
+        self.repositories = repositories
         let names = dependencies.optionalPeerURL(InternalAPI.Service.names, configured: settings.namesURL).map {
             InternalClient(baseURL: $0, token: server.internalToken, http: dependencies.http)
         }
-        context = Messaging(
-            repositories: repositories, links: ContentLinks(secret: server.internalToken),
-            pushURLs: PushURLTemplate(secret: server.internalToken), identities: IdentityRecorder(repositories: repositories),
-            relationships: RelationshipReporter(names: names), publicBaseURL: server.publicBaseURL,
-            tls: server.tlsCertificatePath != nil)
+        relationships = RelationshipReporter(names: names)
+        let views = Views(
+            links: ContentLinks(secret: server.internalToken), pushURLs: PushURLTemplate(secret: server.internalToken),
+            publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
         let authURL = dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL)
         auth = InternalClient(baseURL: authURL, token: server.internalToken, http: dependencies.http)
-        directoryChanges = DirectoryChanges(auth: authURL, internalToken: server.internalToken)
+        domain = SyncDomain(
+            repositories: repositories, views: views, relationships: relationships,
+            directory: DirectoryChanges(auth: authURL, internalToken: server.internalToken),
+            contentSettings: RichContent.Settings(quotaBytes: settings.contentQuotaBytes), schedules: schedules)
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
-            settings: settings.push, repositories: repositories, postgres: postgres, links: context.links,
-            template: context.pushURLs, introspector: sessionAuthenticator.sessionIntrospector)
+            settings: settings.push, repositories: repositories, postgres: postgres, links: views.links,
+            template: views.pushURLs, introspector: sessionAuthenticator.sessionIntrospector)
         internalToken = server.internalToken
         uploads = UploadSlots(limit: settings.uploadsPerUser)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
@@ -62,33 +67,31 @@ public struct SyncService: ConfigurableService {
         let client = router.group()
             .add(middleware: AcceptHeaderMiddleware())
             .add(middleware: sessionAuthenticator)
-        ClientController(service: context).addRoutes(to: client)
-        FollowingController(service: context).addRoutes(to: client)
-        ChannelController(service: context).addRoutes(to: client)
-        SyncController(service: context).addRoutes(to: client)
-        AnnouncementController(service: context).addRoutes(to: client)
-        let content = ContentController(service: context, settings: settings, uploads: uploads, origins: origins)
+        ClientController(domain: domain).addRoutes(to: client)
+        FollowingController(domain: domain).addRoutes(to: client)
+        ChannelController(domain: domain).addRoutes(to: client)
+        SyncController(domain: domain).addRoutes(to: client)
+        AnnouncementController(domain: domain).addRoutes(to: client)
+        let content = ContentController(domain: domain, settings: settings, uploads: uploads, origins: origins)
         content.addRoutes(to: client)
         content.addSignedRoutes(to: router)
-        ServerAPIController(
-            service: context, appTokens: appTokens, content: content, schedules: schedules, directory: directoryChanges
-        ).addRoutes(to: router)
+        ServerAPIController(domain: domain, appTokens: appTokens, content: content).addRoutes(to: router)
         let streamAuthenticator = sessionAuthenticator.acceptingQueryToken()
         let streams = router.group().add(middleware: streamAuthenticator)
-        WebSocketController(push: push, service: context, authenticator: streamAuthenticator, origins: origins)
+        WebSocketController(push: push, domain: domain, authenticator: streamAuthenticator, origins: origins)
             .addRoutes(to: streams)
-        EventsController(push: push, service: context, origins: origins).addRoutes(to: streams)
+        EventsController(push: push, domain: domain, origins: origins).addRoutes(to: streams)
         // What other services of the suite call, with the internal token.
         let internalRoutes = router.group("internal/v1")
             .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
         SignalsController(push: push).addRoutes(to: internalRoutes)
         SessionsEndedController(push: push).addRoutes(to: internalRoutes)
-        DirectoryController(service: context).addRoutes(to: internalRoutes)
+        DirectoryController(domain: domain).addRoutes(to: internalRoutes)
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {
         WebSocketController(
-            push: push, service: context, authenticator: sessionAuthenticator.acceptingQueryToken(), origins: origins
+            push: push, domain: domain, authenticator: sessionAuthenticator.acceptingQueryToken(), origins: origins
         ).addWebSocketRoutes(to: router)
     }
 
@@ -100,12 +103,11 @@ public struct SyncService: ConfigurableService {
         push.services(logger: Logger(label: "layer-sync.push"))
             + [
                 ContentCollector(
-                    content: context.repositories.content, grace: settings.contentGrace,
-                    logger: Logger(label: "layer-sync.content")),
-                context.relationships.service(logger: Logger(label: "layer-sync.relationships")),
-                ExportWorker(exports: context.repositories.exports, logger: Logger(label: "layer-sync.exports")),
+                    content: repositories.content, grace: settings.contentGrace, logger: Logger(label: "layer-sync.content")),
+                relationships.service(logger: Logger(label: "layer-sync.relationships")),
+                ExportWorker(exports: repositories.exports, logger: Logger(label: "layer-sync.exports")),
                 ScheduledSender(
-                    service: context, push: push, alarm: schedules, logger: Logger(label: "layer-sync.scheduled")),
+                    sends: domain.scheduled, push: push, alarm: schedules, logger: Logger(label: "layer-sync.scheduled")),
             ]
     }
 

@@ -14,7 +14,6 @@ extension ContentController {
 
     @Sendable func multipartUpload(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let record = try await signedContent(.upload, request: request, context: context)
-        let id = record.id
         guard let boundary = MultipartFile<RequestBody>.boundary(contentType: request.headers[.contentType]) else {
             throw APIError(
                 .invalidRequest, "A POST upload is multipart/form-data with a boundary; or PUT the bytes as they are.",
@@ -27,8 +26,8 @@ extension ContentController {
         guard uploads.acquire(record.uploader) else { throw uploads.busy }
         defer { uploads.release(record.uploader) }
         let file = MultipartFile(base: request.body, boundary: boundary, limit: limit)
-        let stored = try await service.repositories.content.storeUpload(content: id, body: file, logger: context.logger)
-        let download = service.links.url(.download, content: id, urls: service.urls(request)).url
+        let stored = try await domain.content.store(file, into: record, logger: context.logger)
+        let download = domain.content.downloadable(stored, urls: domain.views.urls(request)).downloadURL ?? ""
         return try Response.json(StoredObject(stored, download: download))
     }
 

@@ -13,7 +13,7 @@ import Synchronization
 /// Bytes are never held whole: the upload is written to the database row by row as it arrives,
 /// and the download reads one row at a time as the client takes it.
 struct ContentController: Sendable {
-    let service: Messaging
+    let domain: SyncDomain
     let settings: SyncSettings
     let uploads: UploadSlots
     /// Who may use the signed URLs from a browser besides the upload's own origin.
@@ -45,23 +45,20 @@ struct ContentController: Sendable {
     // MARK: Session routes
 
     @Sendable func create(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
-        let record = try await openSlot(request, app: app, owner: user, logger: context.logger)
-        return try slotCreated(record, request: request, location: "/content/\(record.id.lowercased)")
+        let scope = try await domain.userScope(request, context)
+        return try Self.slotCreated(try await domain.content.open(try slot(request), scope))
     }
 
     @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
+        let scope = try await domain.userScope(request, context)
         let id = try context.parameters.layerID("content", as: .content).uuid
-        let record = try await service.repositories.content.visibleContent(app: app, id: id, viewer: user, logger: context.logger)
-        return try Response.json(downloadable(record, request: request))
+        return try Response.json(try await domain.content.content(id, scope))
     }
 
     // MARK: Signed routes
 
     @Sendable func upload(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let record = try await signedContent(.upload, request: request, context: context)
-        let id = record.id
         guard !record.isUploaded else {
             throw APIError(.invalidOperation, "This content was uploaded already; content cannot be replaced.")
         }
@@ -74,26 +71,19 @@ struct ContentController: Sendable {
         // closes a connection whose body stalls.)
         guard uploads.acquire(record.uploader) else { throw uploads.busy }
         defer { uploads.release(record.uploader) }
-        let stored = try await service.repositories.content.storeUpload(content: id, body: request.body, logger: context.logger)
-        return try Response.json(downloadable(stored, request: request))
+        let stored = try await domain.content.store(request.body, into: record, logger: context.logger)
+        return try Response.json(domain.content.downloadable(stored, urls: domain.views.urls(request)))
     }
 
     @Sendable func download(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let record = try await signedContent(.download, request: request, context: context)
-        let id = record.id
         guard record.isUploaded, let size = record.size else { throw APIError.notFound("The content") }
-        let repositories = service.repositories
-        let logger = context.logger
+        let chunks = domain.content.chunks(of: record, logger: context.logger)
         let body = ResponseBody(contentLength: Int(size)) { writer in
             var written: Int64 = 0
             var ordinal: Int32 = 0
             while written < size {
-                guard let chunk = try await repositories.content.contentChunk(content: id, ordinal: ordinal, logger: logger)
-                else {
-                    // Headers are gone already: all that is left is to cut the response short.
-                    logger.error("Stored content is missing a chunk", metadata: ["content": "\(id)", "ordinal": "\(ordinal)"])
-                    throw APIError(.internalServerError, "Stored content is incomplete.")
-                }
+                let chunk = try await chunks.chunk(ordinal)
                 written += Int64(chunk.readableBytes)
                 ordinal += 1
                 try await writer.write(chunk)
@@ -114,49 +104,21 @@ struct ContentController: Sendable {
 
     // MARK: Helpers
 
-    /// Opens an upload slot as the `Upload-*` headers of `request` describe it, for `owner` (for
-    /// the app's backend, ``ContentRecord/appOwner`` and the `conversation` it is for).
-    func openSlot(
-        _ request: Request, app: UUID, owner: String, conversation: UUID? = nil, logger: Logger
-    ) async throws -> ContentRecord {
+    /// The slot the `Upload-*` headers of `request` describe.
+    func slot(_ request: Request) throws -> RichContent.Slot {
         let contentType = try requiredHeader(.uploadContentType, in: request)
         try PartRules.validateMIMEType(contentType, property: HTTPField.Name.uploadContentType.rawName)
         let declared = try declaredLength(request)
         // An empty one is what the SDKs send where a page has no origin: none.
         let origin = try request.headers[.uploadOrigin].flatMap { $0.isEmpty ? nil : try validateOrigin($0) }
-        return try await service.repositories.content.createContent(
-            app: app, owner: owner, conversation: conversation, contentType: contentType, declaredSize: declared,
-            uploadOrigin: origin, quota: settings.contentQuotaBytes, logger: logger)
+        return RichContent.Slot(contentType: contentType, declaredSize: declared, origin: origin)
     }
 
-    /// 201 with a new slot: its signed upload URL, no download URL yet.
-    func slotCreated(_ record: ContentRecord, request: Request, location: String) throws -> Response {
-        let urls = service.urls(request)
-        let object = ContentObject(
-            id: LayerID(.content, record.id).uri, size: record.declaredSize, downloadURL: nil, expiration: nil,
-            refreshURL: refreshURL(record, urls: urls),
-            uploadURL: service.links.url(.upload, content: record.id, urls: urls).url)
-        var response = try Response.json(object, status: .created)
-        response.headers[.location] = location
+    /// 201 with a new slot.
+    static func slotCreated(_ slot: (object: ContentObject, location: String)) throws -> Response {
+        var response = try Response.json(slot.object, status: .created)
+        response.headers[.location] = slot.location
         return response
-    }
-
-    /// The content object of uploaded content, with a fresh signed download URL.
-    func downloadable(_ record: ContentRecord, request: Request) -> ContentObject {
-        let urls = service.urls(request)
-        let link = service.links.url(.download, content: record.id, urls: urls)
-        return ContentObject(
-            id: LayerID(.content, record.id).uri, size: record.size ?? record.declaredSize, downloadURL: link.url,
-            expiration: link.expiration, refreshURL: refreshURL(record, urls: urls), uploadURL: nil)
-    }
-
-    /// Where the one who opened the slot refreshes it: the Server API's path for the app's
-    /// backend, the Client API's for a user.
-    private func refreshURL(_ record: ContentRecord, urls: URLBuilder) -> String {
-        guard record.ownerID == ContentRecord.appOwner, let conversation = record.conversationID else {
-            return urls.content(record.id)
-        }
-        return urls.url(ServerAPIController.location(app: record.appID, conversation: conversation, content: record.id))
     }
 
     /// The content of a signed route (403 unless `expires` and `signature` prove the URL was
@@ -165,10 +127,11 @@ struct ContentController: Sendable {
     func signedContent(
         _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
     ) async throws -> ContentRecord {
-        let id = try signedContentID(purpose, request: request, context: context)
-        guard let record = try await service.repositories.content.content(id: id, logger: context.logger) else {
-            throw APIError.notFound("The content")
-        }
+        let id = try context.parameters.layerID("content", as: .content).uuid
+        let query = request.uri.queryParameters
+        let record = try await domain.content.signed(
+            purpose, id, expires: query["expires"].map(String.init), signature: query["signature"].map(String.init),
+            logger: context.logger)
         context.crossOrigin.madeFor(app: record.appID)
         if let origin = record.uploadOrigin { context.crossOrigin.allow(origin: origin) }
         return record
@@ -190,23 +153,6 @@ struct ContentController: Sendable {
             throw APIError(.accessDenied, "Pages on \(origin.prefix(200)) may not use this content's links.")
         }
         return CrossOrigin.preflight(request, origin: origin)
-    }
-
-    /// The content id of a signed route once `expires` and `signature` prove the URL was issued
-    /// for this purpose and has not expired; 403 otherwise.
-    func signedContentID(
-        _ purpose: ContentLinks.Purpose, request: Request, context: LayerRequestContext
-    ) throws -> UUID {
-        let id = try context.parameters.layerID("content", as: .content).uuid
-        let query = request.uri.queryParameters
-        guard
-            service.links.verify(
-                purpose, content: id, expires: query["expires"].map(String.init),
-                signature: query["signature"].map(String.init))
-        else {
-            throw APIError(.accessDenied, "This \(purpose.rawValue) link is invalid or has expired; ask for a new one.")
-        }
-        return id
     }
 
     private func requiredHeader(_ name: HTTPField.Name, in request: Request) throws -> String {

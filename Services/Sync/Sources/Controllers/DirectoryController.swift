@@ -8,7 +8,7 @@ import LayerServer
 /// a user exists and what their identity is for its Server API routes, and forwards the block
 /// operations of `PATCH /apps/:app/users/:user`.
 struct DirectoryController {
-    let service: Messaging
+    let domain: SyncDomain
 
     /// The most users one request names.
     static let maxUsers = 1000
@@ -24,9 +24,8 @@ struct DirectoryController {
         let body = try await request.decodeJSON(
             InternalAPI.UsersRequest.self, limit: 256 * 1024, allowedKeys: ["app_id", "user_ids"])
         let users = try Self.users(body.userIDs, property: "user_ids")
-        let records = try await service.repositories.identities.identities(
-            app: body.appID, users: users, logger: context.logger)
-        return try Response.json(InternalAPI.IdentitiesResponse(identities: records.map(\.directoryIdentity)))
+        let identities = try await domain.identities.directoryIdentities(users, app: body.appID, logger: context.logger)
+        return try Response.json(InternalAPI.IdentitiesResponse(identities: identities))
     }
 
     /// Creates or updates identities from sign-ins' claims; answers whose existing identity changed
@@ -46,7 +45,7 @@ struct DirectoryController {
             context.logger.warning(
                 "Left out claims of users whose ids are no user ids", metadata: ["count": "\(body.claims.count - claims.count)"])
         }
-        let changed = try await service.repositories.identities.recordClaims(claims, app: body.appID, logger: context.logger)
+        let changed = try await domain.identities.recordClaims(claims, app: body.appID, logger: context.logger)
         return try Response.json(InternalAPI.ClaimsRecorded(changed: changed))
     }
 
@@ -68,13 +67,7 @@ struct DirectoryController {
                 _ = try userID(fromText: user, property: "changes.\(index).user_ids.\(position)")
             }
         }
-        let changed = try await service.repositories.blocks.apply(
-            body.changes, app: body.appID, owner: owner, logger: context.logger)
-        // Presence is ephemeral: past a hundred users at once (lifting a long list), devices learn
-        // it from their next presence change rather than from a burst of pushes.
-        for blocked in changed.sorted().prefix(100) {
-            await service.pushBlockChange(app: body.appID, owner: owner, blocked: blocked, request: request, context: context)
-        }
+        try await domain.blocks.apply(body.changes, owner: owner, app: body.appID, logger: context.logger)
         return try Response.json(InternalAPI.Acknowledgement())
     }
 
@@ -84,14 +77,5 @@ struct DirectoryController {
             throw APIError.invalid(property, "\(property) names 1 to \(maxUsers) users.")
         }
         return try users.enumerated().map { try userID(fromText: $1, property: "\(property).\($0)") }
-    }
-}
-
-extension IdentityRecord {
-    var directoryIdentity: InternalAPI.DirectoryIdentity {
-        InternalAPI.DirectoryIdentity(
-            userID: userID, displayName: displayName, avatarURL: avatarURL, firstName: firstName, lastName: lastName,
-            phoneNumber: phoneNumber, emailAddress: emailAddress, publicKey: publicKey, identityType: identityType,
-            metadata: metadata)
     }
 }

@@ -5,9 +5,10 @@ import LayerServer
 
 /// Following in the Client API (reference 4.6): the identities and ids of whom the caller
 /// follows, and explicit follows and unfollows. `following/users/:followed` takes a user id or an
-/// identity id (URL-encoded).
+/// identity id (URL-encoded). The Server API's routes of a user (`ServerFollowingRoutes`) are the
+/// same handlers in the scope of the user of the path.
 struct FollowingController: Sendable {
-    let service: Messaging
+    let domain: SyncDomain
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.get("identities", use: listIdentities)
@@ -19,47 +20,59 @@ struct FollowingController: Sendable {
     }
 
     @Sendable func listIdentities(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
-        return try Response.list(
-            try await service.followedIdentities(
-                app: app, user: user, paging: try IdentityPaging(request), urls: service.urls(request), logger: context.logger))
+        try await Self.listIdentities(request, domain.following, try await domain.userScope(request, context))
     }
 
     @Sendable func listFollowing(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
-        return try Response.list(
-            try await service.followedIDs(app: app, user: user, paging: try IdentityPaging(request), logger: context.logger))
+        try await Self.listFollowing(request, domain.following, try await domain.userScope(request, context))
     }
 
-    /// 202, as the original answered a bulk follow; the follows are made when it answers.
     @Sendable func followMany(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
-        let users = try await request.followedUsers()
-        try await service.follow(app: app, user: user, users: users, property: "body", logger: context.logger)
-        return Response(status: .accepted)
+        try await Self.followMany(request, domain.following, try await domain.userScope(request, context))
     }
 
-    /// 204 when the caller follows the user, 404 `not_found` otherwise (and for the caller).
     @Sendable func getFollow(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
-        let followed = try context.parameters.followedUser("followed")
-        guard try await service.isFollowing(app: app, user: user, followed: followed, logger: context.logger) else {
-            throw APIError.notFound("A follow of '\(followed)'")
-        }
-        return Response(status: .noContent)
+        try await Self.getFollow(context, domain.following, try await domain.userScope(request, context))
     }
 
     @Sendable func follow(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
-        let followed = try context.parameters.followedUser("followed")
-        try await service.follow(app: app, user: user, users: [followed], property: "followed", logger: context.logger)
-        return Response(status: .noContent)
+        try await Self.follow(context, domain.following, try await domain.userScope(request, context))
     }
 
     @Sendable func unfollow(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
+        try await Self.unfollow(context, domain.following, try await domain.userScope(request, context))
+    }
+
+    // MARK: The same for a session and for the Server API acting as a user
+
+    static func listIdentities(_ request: Request, _ following: Following, _ scope: Scope) async throws -> Response {
+        try Response.list(try await following.followedIdentities(paging: try IdentityPaging(request), scope))
+    }
+
+    static func listFollowing(_ request: Request, _ following: Following, _ scope: Scope) async throws -> Response {
+        try Response.list(try await following.followedIDs(paging: try IdentityPaging(request), scope))
+    }
+
+    /// 202, as the original answered a bulk follow; the follows are made when it answers.
+    static func followMany(_ request: Request, _ following: Following, _ scope: Scope) async throws -> Response {
+        try await following.follow(try await request.followedUsers(), property: "body", scope)
+        return Response(status: .accepted)
+    }
+
+    /// 204 when the user follows the user of the path, 404 `not_found` otherwise (and for themselves).
+    static func getFollow(_ context: LayerRequestContext, _ following: Following, _ scope: Scope) async throws -> Response {
         let followed = try context.parameters.followedUser("followed")
-        try await service.unfollow(app: app, user: user, followed: followed, property: "followed", logger: context.logger)
+        guard try await following.follows(followed, scope) else { throw APIError.notFound("A follow of '\(followed)'") }
+        return Response(status: .noContent)
+    }
+
+    static func follow(_ context: LayerRequestContext, _ following: Following, _ scope: Scope) async throws -> Response {
+        try await following.follow([try context.parameters.followedUser("followed")], property: "followed", scope)
+        return Response(status: .noContent)
+    }
+
+    static func unfollow(_ context: LayerRequestContext, _ following: Following, _ scope: Scope) async throws -> Response {
+        try await following.unfollow(try context.parameters.followedUser("followed"), property: "followed", scope)
         return Response(status: .noContent)
     }
 }

@@ -14,6 +14,14 @@ extension Request {
     /// `mode` of a deletion: `all_participants` or `my_devices` (`destroy=true` is the old
     /// spelling of `all_participants`).
     func deletionMode() throws -> ConversationRepository.DeletionMode {
+        guard let mode = try deletionModeIfGiven() else {
+            throw APIError(.missingProperty, "A deletion needs mode=all_participants or mode=my_devices.", property: "mode")
+        }
+        return mode
+    }
+
+    /// `mode` of a deletion if the request gives one (a channel message needs none).
+    func deletionModeIfGiven() throws -> ConversationRepository.DeletionMode? {
         let query = uri.queryParameters
         if let mode = query["mode"] {
             guard let parsed = ConversationRepository.DeletionMode(rawValue: String(mode)) else {
@@ -21,15 +29,7 @@ extension Request {
             }
             return parsed
         }
-        if query["destroy"].map(String.init) == "true" { return .allParticipants }
-        throw APIError(.missingProperty, "A deletion needs mode=all_participants or mode=my_devices.", property: "mode")
-    }
-
-    /// A channel message is deleted for everybody: with no `mode` or `mode=all_participants`.
-    func requireChannelDeletionMode() throws {
-        guard let mode = uri.queryParameters["mode"], mode != ConversationRepository.DeletionMode.allParticipants.rawValue
-        else { return }
-        throw APIError.invalid("mode", "A channel message is deleted for all its members: mode=all_participants or none.")
+        return query["destroy"].map(String.init) == "true" ? .allParticipants : nil
     }
 
     func booleanQuery(_ name: String) throws -> Bool {
@@ -92,9 +92,45 @@ extension Parameters {
 
 extension Response {
     /// The answer to a create: 201 with a new object, 200 with the existing one it found.
-    static func created<Object: Encodable>(_ created: Messaging.Created<Object>, location: String? = nil) throws -> Response {
+    static func created<Object: Encodable>(_ created: Created<Object>, location: String? = nil) throws -> Response {
         var response = try Response.json(created.object, status: created.isNew ? .created : .ok)
         if let location { response.headers[.location] = location }
         return response
+    }
+
+    /// The answer to a send: 201 with the message, or 202 with a delayed send.
+    static func sent(_ sent: Messages.Sent) throws -> Response {
+        switch sent {
+        case .now(let message): try Response.json(message, status: .created)
+        case .later(let scheduled): try Response.json(scheduled, status: .accepted)
+        }
+    }
+}
+
+/// Paging of a channel's members: `page_size` (1…500, the most the Web XDK asks for) and
+/// `from_id`, the last membership of the previous page (`layer:///channels/<id>/members/<user>`,
+/// an identity id or a bare user id).
+struct MemberPaging: Sendable {
+    static let maxPageSize = 500
+    var pageSize = MemberPaging.maxPageSize
+    var fromUser: String?
+
+    init(_ request: Request) throws {
+        let query = request.uri.queryParameters
+        if let text = query["page_size"] {
+            guard let size = Int(String(text)), (1...Self.maxPageSize).contains(size) else {
+                throw APIError.invalid("page_size", "page_size is a whole number from 1 to \(Self.maxPageSize).")
+            }
+            pageSize = size
+        }
+        if let text = query["from_id"] {
+            let raw = String(text).removingPercentEncoding ?? String(text)
+            if raw.hasPrefix("layer:///channels/"), let range = raw.range(of: "/members/") {
+                let user = String(raw[range.upperBound...])
+                fromUser = user.removingPercentEncoding ?? user
+            } else {
+                fromUser = try userID(fromText: raw, property: "from_id")
+            }
+        }
     }
 }

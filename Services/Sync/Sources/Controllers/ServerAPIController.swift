@@ -12,14 +12,10 @@ import LayerServer
 ///
 /// The handlers live in extensions under `ServerAPI/`, one file per area.
 struct ServerAPIController: Sendable {
-    let service: Messaging
+    let domain: SyncDomain
     let appTokens: any AppTokenVerifier
     /// Rich content: the Server API opens upload slots as the Client API does.
     let content: ContentController
-    /// Wakes this replica's sender of delayed messages when one is scheduled here.
-    let schedules: ScheduleAlarm
-    /// The auth service caches identities: it is told when they change.
-    let directory: DirectoryChanges
 
     func addRoutes(to router: Router<LayerRequestContext>) {
         let server = router.group("apps/:app")
@@ -81,30 +77,5 @@ struct ServerAPIController: Sendable {
         server.get("exports/:export/download", use: downloadExport)
         server.put("export_schedule", use: setExportSchedule)
         server.get("export_schedule", use: getExportSchedule)
-    }
-
-    // MARK: Shared helpers
-
-    /// The app of the path; the token middleware has checked the caller belongs to it.
-    func appID(_ context: LayerRequestContext) throws -> UUID {
-        try context.parameters.layerID("app", as: .apps).uuid
-    }
-
-    /// The app and the user of the path, who must exist (404 `not_found` otherwise).
-    func existingUser(_ context: LayerRequestContext) async throws -> (app: UUID, user: String) {
-        let app = try appID(context)
-        let user = try context.parameters.appUserID("user")
-        try await service.repositories.identities.requireUser(app: app, user: user, logger: context.logger)
-        return (app, user)
-    }
-
-    /// Where the Server API serves a conversation.
-    static func location(app: UUID, conversation: UUID) -> String {
-        "/apps/\(app.lowercased)/conversations/\(conversation.lowercased)"
-    }
-
-    /// Where the Server API refreshes rich content it opened for a conversation.
-    static func location(app: UUID, conversation: UUID, content: UUID) -> String {
-        "\(location(app: app, conversation: conversation))/content/\(content.lowercased)"
     }
 }

@@ -7,7 +7,7 @@ import Logging
 /// `POST /sync`: a device hands in its queued operations and its anchor, and gets back every
 /// change of its user's changelog after that anchor (or the latest state at anchor 0).
 struct SyncController: Sendable {
-    let service: Messaging
+    let domain: SyncDomain
 
     static let defaultLimit = 500
     static let maxLimit = 5000
@@ -32,9 +32,9 @@ struct SyncController: Sendable {
     }
 
     @Sendable func sync(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
+        let scope = try await domain.userScope(request, context)
         let body = try await request.decodeJSON(Body.self, limit: 4 * 1024 * 1024, allowedKeys: Body.keys)
-        let anchor = try Messaging.SyncAnchor(body.anchor)
+        let anchor = try Changes.SyncAnchor(body.anchor)
         let limit = body.limit ?? Self.defaultLimit
         guard (1...Self.maxLimit).contains(limit) else {
             throw APIError.invalid("limit", "limit is a whole number from 1 to \(Self.maxLimit).")
@@ -48,13 +48,11 @@ struct SyncController: Sendable {
         }
         let operations = try ClientOperation.parse(body.operations ?? [], limit: Self.maxOperations)
         if !operations.isEmpty {
-            try await service.apply(operations, app: app, user: user, logger: context.logger)
+            try await domain.changes.apply(operations, scope)
         }
 
-        let answer = try await service.sync(
-            after: anchor, limit: limit, policy: policy, partialCount: partialCount, app: app, user: user,
-            urls: service.urls(request), logger: context.logger)
-        return try Response.json(answer)
+        return try Response.json(
+            try await domain.changes.changes(after: anchor, limit: limit, policy: policy, partialCount: partialCount, scope))
     }
 }
 

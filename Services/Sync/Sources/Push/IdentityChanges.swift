@@ -16,10 +16,13 @@ enum IdentityChange: Sendable {
 /// `update` of only the fields that changed, a `delete` (with `data` null). Ephemeral, like
 /// presence: the identity itself is always there to read again. Those the user blocked get it
 /// without the contact details (and no `update` at all when only those changed).
-extension Messaging {
-    func pushIdentityChange(app: UUID, user: String, _ change: IdentityChange, logger: Logger) async {
+struct IdentityChangePush: Sendable {
+    let repositories: SyncRepositories
+    let views: Views
+
+    func push(_ change: IdentityChange, of user: String, app: UUID, logger: Logger) async {
         // Rendered once for every recipient, each of whose devices fills in its own base.
-        let urls = pushURLs.urls
+        let urls = views.pushURLs.urls
         do {
             let audience = [user] + (try await repositories.follows.followers(app: app, user: user, logger: logger))
             let blocked = Set(try await repositories.blocks.blockedUsers(app: app, owner: user, logger: logger))
@@ -51,7 +54,7 @@ extension Messaging {
     private func pushCreatedIdentity(
         app: UUID, user: String, to audience: [String], withholdingFrom blocked: Set<String>, logger: Logger
     ) async throws {
-        let urls = pushURLs.urls
+        let urls = views.pushURLs.urls
         guard
             let record = try await repositories.read(
                 logger: logger, { try await repositories.identities.identity(app: app, user: user, $0, logger) })
@@ -70,7 +73,7 @@ extension Messaging {
         for group in groups {
             var shown = record
             if group.withholding { shown.withholdContactDetails() }
-            var presenter = Presenter(app: app, viewer: nil, urls: urls, links: links, connection: nil, logger: logger)
+            var presenter = views.renderer(views.pushScope(app: app, viewer: nil, logger: logger))
             var identity = presenter.identities([shown])[0]
             identity.presence = group.presence
             try await publishIdentity(IdentityPackets.create(identity, urls: urls), app: app, to: group.users, logger: logger)
@@ -86,18 +89,6 @@ extension Messaging {
             // read the identity again when they need it.
             logger.warning("An identity change is too large to push", metadata: ["users": "\(users.count)"])
             return
-        }
-    }
-
-    /// After a block is made or lifted: the two see each other's presence as they may now.
-    func pushBlockChange(app: UUID, owner: String, blocked: String, request: Request, context: LayerRequestContext) async {
-        do {
-            // Pushed to both users: rendered on the push template, which each device fills with its own base.
-            let urls = pushURLs.urls
-            try await Presence(repositories: repositories, postgres: repositories.postgres, urls: urls).blockChanged(
-                app: app, between: owner, and: blocked, urls: urls, logger: context.logger)
-        } catch {
-            context.logger.warning("Could not push presence after a block", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -48,13 +48,29 @@ enum Packets {
         return (try? jsonValue(identities)) ?? .array([])
     }
 
-    /// A response to a request: the result or the error as `data`.
-    static func response(requestID: String?, method: String?, success: Bool, data: JSONValue?) -> String {
-        var body: [String: JSONValue] = ["success": .bool(success)]
-        if let requestID { body["request_id"] = .string(requestID) }
-        if let method { body["method"] = .string(method) }
-        if let data { body["data"] = data }
-        return json(JSONValue.object(body))
+    /// A response to a request: the result or the error as `data`, encoded once, with the rest.
+    static func response(requestID: String?, method: String?, success: Bool, data: (any Encodable & Sendable)?) -> String {
+        json(Response(data: data, method: method, requestID: requestID, success: success))
+    }
+
+    private struct Response: Encodable {
+        var data: (any Encodable & Sendable)?
+        var method: String?
+        var requestID: String?
+        var success: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case data, method, success
+            case requestID = "request_id"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            if let data { try container.encode(data, forKey: .data) }
+            try container.encodeIfPresent(method, forKey: .method)
+            try container.encodeIfPresent(requestID, forKey: .requestID)
+            try container.encode(success, forKey: .success)
+        }
     }
 
     /// What one changelog operation becomes on a WebSocket, as `viewer` sees it. `unread` is the

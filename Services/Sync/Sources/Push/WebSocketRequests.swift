@@ -13,7 +13,7 @@ import PostgresNIO
 /// error response and the connection stays open.
 struct WebSocketRequests: Sendable {
     let push: Push
-    let service: Messaging
+    let domain: SyncDomain
     let device: PushDevice
     let session: AuthenticatedSession
     /// The upgrade request: its host makes the URLs, its session is the caller.
@@ -80,12 +80,15 @@ struct WebSocketRequests: Sendable {
 
     /// Answers a request with an error; false when the answer cannot be queued.
     func fail(_ requestID: String?, _ method: String?, _ error: APIError) -> Bool {
-        let data = try? jsonValue(error.body)
-        return device.reply(.response(Packets.response(requestID: requestID, method: method, success: false, data: data)))
+        device.reply(.response(Packets.response(requestID: requestID, method: method, success: false, data: error.body)))
     }
 
-    private func perform(_ method: String, objectID: String?, data: JSONValue?, requestID: String?) async throws -> JSONValue? {
-        let (user, app) = (session.userID, session.appID)
+    /// What a request answers, encoded once when its response is written.
+    private func perform(
+        _ method: String, objectID: String?, data: JSONValue?, requestID: String?
+    ) async throws -> (any Encodable & Sendable)? {
+        let scope = Scope(
+            app: session.appID, caller: .user(session.userID), isBackend: false, urls: device.urls, logger: context.logger)
         switch method {
         case "Counter.read", "Presence.subscribe":
             return nil
@@ -98,25 +101,20 @@ struct WebSocketRequests: Sendable {
                 throw APIError.invalid("object_id", "object_id is a conversation or channel id.")
             }
             let body = try Request.decodeJSON(MessageInput.self, from: try buffer(data), allowedKeys: MessageInput.clientKeys)
-            if let channel {
-                return try jsonValue(
-                    await service.sendChannelMessage(
-                        body, app: app, channel: channel, sender: .user(user), urls: device.urls, logger: context.logger))
+            if let channel { return try await domain.channels.send(body, to: channel, as: .user(scope.user), scope) }
+            switch try await domain.messages.send(body, to: conversation, as: .user(scope.user), scope) {
+            case .now(let message): return message
+            case .later(let scheduled): return scheduled
             }
-            return try jsonValue(
-                await service.sendMessage(
-                    body, app: app, conversation: conversation, sender: .user(user), viewer: user, urls: device.urls,
-                    logger: context.logger))
         case "Conversation.create":
             let body = try Request.decodeJSON(
-                Messaging.CreateConversationBody.self, from: try buffer(data), allowedKeys: Messaging.CreateConversationBody.keys)
-            return try jsonValue(
-                await service.createConversation(body, app: app, user: user, urls: device.urls, logger: context.logger).object)
+                Conversations.NewConversationInput.self, from: try buffer(data),
+                allowedKeys: Conversations.NewConversationInput.keys)
+            return try await domain.conversations.create(body, scope).object
         case "Channel.create":
             let body = try Request.decodeJSON(
-                Messaging.CreateChannelBody.self, from: try buffer(data), allowedKeys: Messaging.CreateChannelBody.keys)
-            return try jsonValue(
-                await service.createChannel(body, app: app, caller: .user(user), urls: device.urls, logger: context.logger))
+                Channels.NewChannelInput.self, from: try buffer(data), allowedKeys: Channels.NewChannelInput.keys)
+            return try await domain.channels.create(body, scope)
         case "Event.replay":
             try await replay(data, requestID: requestID)
             return nil
@@ -132,7 +130,7 @@ struct WebSocketRequests: Sendable {
             guard Presence.choices.contains(status) else {
                 throw APIError.invalid("status", "status is available, busy, away, invisible or auto.")
             }
-            try await push.presence.choose(status, app: app, user: user, logger: context.logger)
+            try await push.presence.choose(status, app: scope.app, user: scope.user, logger: context.logger)
             return nil
         case "Presence.sync":
             // Presence is only about those the caller follows (and the caller); an id of anyone
@@ -141,11 +139,11 @@ struct WebSocketRequests: Sendable {
             if case .object(let fields)? = data, case .array(let ids)? = fields["ids"] {
                 asked = try ids.enumerated().map { try userID(named: $1, property: "ids.\($0)") }
             }
-            var users = try await push.repositories.follows.followed(app: app, user: user, among: asked, logger: context.logger)
-            if asked?.contains(user) ?? true { users.insert(user) }
+            var users = try await domain.following.followed(among: asked, scope)
+            if asked?.contains(scope.user) ?? true { users.insert(scope.user) }
             let changes = try await push.presence.changes(
-                app: app, users: users.sorted(), viewer: user, urls: device.urls, logger: context.logger)
-            return .object(["changes": .array(changes)])
+                app: scope.app, users: users.sorted(), viewer: scope.user, urls: device.urls, logger: context.logger)
+            return JSONValue.object(["changes": .array(changes)])
         default:
             throw APIError(.invalidEndpoint, "There is no WebSocket method \(method).", property: "method")
         }
@@ -169,9 +167,7 @@ struct WebSocketRequests: Sendable {
         }
         let key = device.key
         let upTo = device.seq
-        let seq = try await push.repositories.read(logger: context.logger) { connection in
-            try await push.repositories.changelog.firstSeq(app: key.app, user: key.user, after: from, connection, context.logger)
-        }
+        let seq = try await push.firstSeq(app: key.app, user: key.user, after: from, logger: context.logger)
         guard let seq, seq <= upTo else { return }
         guard upTo - seq < Int64(Self.maxReplay) else {
             throw APIError(
@@ -212,14 +208,7 @@ struct WebSocketRequests: Sendable {
         // Rendered once for every recipient, each of whose devices fills in its own base.
         let urls = push.template.urls
         let key = TypingTracker.Key(app: app, conversation: conversation, user: user)
-        let sender = try await push.repositories.read(logger: context.logger) { connection in
-            let members = try await push.repositories.devices.currentParticipants(
-                app: app, conversation: conversation, connection, context.logger)
-            guard members.contains(user) else { throw APIError.notFound("The conversation") }
-            var presenter = service.presenter(app: app, viewer: user, urls: urls, connection, context.logger)
-            try await presenter.loadIdentities([user])
-            return try jsonValue(presenter.basicIdentity(user))
-        }
+        let sender = try await push.typist(user, in: conversation, app: app, urls: urls, logger: context.logger)
         let recipients = try await push.typingAudience(of: key, logger: context.logger)
         let objectJSON = JSONValue.object([
             "type": .string("Conversation"), "id": .string(LayerID(.conversations, conversation).uri),

@@ -1,5 +1,6 @@
 import Foundation
 import LayerModels
+import LayerServer
 
 /// A delayed send of the Server API, as its 202 answers it: the id its message will have, where
 /// it goes, and when. Until then the message is nowhere to be read.
@@ -18,5 +19,16 @@ struct ScheduledMessageObject: Encodable, Sendable {
         case scheduledAt = "scheduled_at"
         case sendAt = "send_at"
         case typingIndicatorAt = "typing_indicator_at"
+    }
+}
+
+extension ScheduledMessageObject {
+    init(_ record: ScheduledMessageRecord, urls: URLBuilder) {
+        self.init(
+            id: LayerID(.messages, record.id).uri,
+            conversation: ConversationReference(
+                id: LayerID(.conversations, record.conversationID).uri,
+                url: urls.url(ServerAPIPath.conversation(app: record.appID, record.conversationID))),
+            scheduledAt: record.createdAt, sendAt: record.sendAt, typingIndicatorAt: record.typingFrom)
     }
 }

@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// every few seconds keeps proxies from cutting an idle stream.
 struct EventsController {
     let push: Push
-    let service: Messaging
+    let domain: SyncDomain
     let origins: AllowedOrigins
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
@@ -32,7 +32,7 @@ struct EventsController {
         let seq = try await push.startSeq(
             app: session.appID, user: session.userID, anchor: anchor, property: property, logger: context.logger)
         let device = try await push.open(
-            .events, session: session, token: token, urls: service.urls(request), after: seq, logger: context.logger)
+            .events, session: session, token: token, urls: domain.views.urls(request), after: seq, logger: context.logger)
         let channel = context.channel
         device.onClose { reason in if reason == .fellBehind { channel.close(promise: nil) } }
         let push = self.push

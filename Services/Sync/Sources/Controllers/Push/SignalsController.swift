@@ -36,19 +36,9 @@ struct SignalsController {
             throw APIError.invalid(
                 body.replayKey == nil ? "replay_key" : "replay_seconds", "replay_key and replay_seconds go together.")
         }
-        let json = Packets.json(body.signal)
-        let packet = EphemeralPacket(type: "signal", body: json, event: "signal")
-        // Kept before it is sent: a device connecting in between gets it twice rather than never.
-        if let key = body.replayKey, let seconds = body.replaySeconds {
-            try await push.repositories.devices.keepSignal(
-                app: body.appID, users: users, key: key, signal: json, seconds: seconds, logger: context.logger)
-        }
-        let perUser = try await push.repositories.devices.liveDevices(app: body.appID, users: users, logger: context.logger)
-        guard
-            try await PushChannel.publish(packet, app: body.appID, users: users, postgres: push.postgres, logger: context.logger)
-        else {
-            throw APIError.invalid("signal", "The signal and its users must fit in \(PushChannel.maxPayload) bytes.")
-        }
+        let replay = body.replayKey.flatMap { key in body.replaySeconds.map { (key: key, seconds: $0) } }
+        let perUser = try await push.signal(
+            Packets.json(body.signal), app: body.appID, users: users, replay: replay, logger: context.logger)
         return try Response.json(InternalAPI.SignalResponse(devices: perUser.values.reduce(0, +), users: perUser))
     }
 
@@ -60,7 +50,7 @@ struct SignalsController {
         guard !users.isEmpty, users.count <= 1000 else {
             throw APIError.invalid("user_ids", "user_ids names 1 to 1000 users.")
         }
-        let devices = try await push.repositories.devices.liveDevices(app: body.appID, users: users, logger: context.logger)
+        let devices = try await push.liveDevices(app: body.appID, users: users, logger: context.logger)
         return try Response.json(InternalAPI.DevicesResponse(devices: devices))
     }
 }

@@ -22,7 +22,7 @@ struct WebSocketController {
     /// The subprotocols served, one per Client API version.
     static let subprotocols = APIVersion.clientAPI.map { "layer-\($0.rawValue)" }
     let push: Push
-    let service: Messaging
+    let domain: SyncDomain
     let authenticator: SessionAuthenticator
     let origins: AllowedOrigins
 
@@ -98,7 +98,7 @@ struct WebSocketController {
             throw APIError(.authenticationRequired, "A WebSocket needs a session token, not an identity token.")
         }
         let device = try await push.open(
-            .webSocket, session: session, token: token, urls: service.urls(request),
+            .webSocket, session: session, token: token, urls: domain.views.urls(request),
             version: offeredVersion(request) ?? .v3_0, after: seq, logger: admitted.logger)
         return (device, session, admitted)
     }
@@ -131,7 +131,7 @@ struct WebSocketController {
         // through, so the connection is cut.
         device.onClose { reason in if reason == .fellBehind { channel.close(promise: nil) } }
         let requests = WebSocketRequests(
-            push: push, service: service, device: device, session: session, request: request, context: requestContext)
+            push: push, domain: domain, device: device, session: session, request: request, context: requestContext)
         do {
             // On SIGTERM the server drains its connections: a socket is told it is going away.
             try await withGracefulShutdownHandler {
@@ -189,7 +189,7 @@ struct WebSocketController {
             case .counter(let requestID):
                 let body = Packets.response(
                     requestID: requestID, method: "Counter.read", success: true,
-                    data: .object(["counter": .number(Double(counter - 1))]))
+                    data: JSONValue.object(["counter": .number(Double(counter - 1))]))
                 try await send("response", LayerTimestamp.string(Date()), body)
             case .keepAlive:
                 break

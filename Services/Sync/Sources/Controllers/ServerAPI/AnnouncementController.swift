@@ -24,7 +24,7 @@ extension ServerAPIController {
     /// Sends an announcement to 1 to 1000 recipients (identity ids or user ids) as a named
     /// system sender or as an existing user: 202 with the announcement in the system view.
     @Sendable func createAnnouncement(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let tag = try RequestTag.read(request)
         let body = try await request.decodeJSON(AnnouncementInput.self, limit: 512 * 1024, allowedKeys: AnnouncementInput.keys)
         guard let values = body.recipients else {
@@ -40,41 +40,18 @@ extension ServerAPIController {
             if !recipients.contains(user) { recipients.append(user) }
         }
         let sender = try ServerSender.parse(senderID: body.senderID, sender: body.sender)
-        if let notification = body.notification, notification != .null {
-            guard case .object = notification else { throw APIError.invalid("notification", "notification is an object.") }
-        }
-        let repositories = service.repositories
-        var id = UUID()
-        if let tag {
-            id = try await RequestTag.reserve(
-                tag, app: app, collection: .announcements, repository: repositories.requestTags, logger: context.logger
-            )
-            .resource
-        }
-        var parts = try PartRules.validate(body.parts, messageID: id)
-        if let user = sender.sender.userID,
-            try await !repositories.identities.userExists(app: app, user: user, logger: context.logger)
-        {
-            throw APIError.invalid(sender.property, "'\(user)' is not a user of this app.")
-        }
-        parts = try await repositories.content.resolveContent(
-            app: app, owner: sender.sender.userID, parts: parts, logger: context.logger)
-        _ = try await repositories.announcements.createAnnouncement(
-            app: app,
-            AnnouncementRepository.NewAnnouncement(
-                id: id, recipients: recipients, sender: sender.sender, parts: parts,
-                notification: body.notification == .null ? nil : body.notification),
-            logger: context.logger)
-        let object = try await service.announcement(
-            app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
-        return try Response.json(object, status: .accepted)
+        let announcement = try await domain.announcements.send(
+            .init(
+                recipients: recipients, sender: sender.sender, senderProperty: sender.property, parts: body.parts,
+                notification: body.notification), tag: tag, scope)
+        return try Response.json(announcement, status: .accepted)
     }
 }
 
 /// The Client API of announcements (session-authenticated): a user lists, reads, acknowledges
 /// and deletes the announcements sent to them.
 struct AnnouncementController: Sendable {
-    let service: Messaging
+    let domain: SyncDomain
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         router.get("announcements", use: list)
@@ -84,33 +61,28 @@ struct AnnouncementController: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
-        let paging = try Paging(request, collection: .announcements)
+        let scope = try await domain.userScope(request, context)
         return try Response.list(
-            try await service.announcements(
-                app: app, user: user, paging: paging, urls: service.urls(request), logger: context.logger))
+            try await domain.announcements.list(paging: try Paging(request, collection: .announcements), scope))
     }
 
     @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
+        let scope = try await domain.userScope(request, context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
-        return try Response.json(
-            try await service.announcement(app: app, id: id, viewer: user, urls: service.urls(request), logger: context.logger))
+        return try Response.json(try await domain.announcements.announcement(id, scope))
     }
 
     @Sendable func delete(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
+        let scope = try await domain.userScope(request, context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
-        try await service.repositories.announcements.deleteAnnouncement(app: app, user: user, id: id, logger: context.logger)
+        try await domain.announcements.delete(id, scope)
         return Response(status: .noContent)
     }
 
     @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (user, app) = try await service.caller(context)
+        let scope = try await domain.userScope(request, context)
         let id = try context.parameters.layerID("announcement", as: .announcements).uuid
-        let status = try await request.receiptStatus()
-        try await service.repositories.announcements.addAnnouncementReceipt(
-            app: app, user: user, id: id, status: status, logger: context.logger)
+        try await domain.announcements.addReceipt(id, status: try await request.receiptStatus(), scope)
         return Response(status: .noContent)
     }
 }

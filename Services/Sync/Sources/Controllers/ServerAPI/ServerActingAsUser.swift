@@ -9,21 +9,18 @@ extension ServerAPIController {
     /// The message as the user sees it; 404 where the Client API's `GET /messages/<id>` answers
     /// the user 404.
     @Sendable func getUserMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        return try Response.json(
-            try await service.message(app: app, id: id, viewer: user, urls: service.urls(request), logger: context.logger))
+        return try Response.json(try await domain.messages.message(id, scope))
     }
 
     /// Sends `{"parts","notification","schedule"}` as the user: 201 with the message as they see
     /// it, or 202 with a delayed send.
     @Sendable func sendUserMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let tag = try RequestTag.read(request)
         let body = try await request.decodeJSON(MessageInput.self, limit: 256 * 1024, allowedKeys: MessageInput.userKeys)
-        return try await send(
-            body, tag: tag, app: app, conversation: conversation, sender: .user(user), senderProperty: nil, viewer: user,
-            request: request, context: context)
+        return try Response.sent(try await domain.messages.send(body, to: conversation, as: .user(scope.user), tag: tag, scope))
     }
 }

@@ -20,80 +20,62 @@ extension ServerAPIController {
     }
 
     @Sendable func listChannels(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        try Response.list(
-            try await service.channels(
-                app: try appID(context), member: nil, paging: try Paging(request, collection: .channels),
-                urls: service.urls(request), logger: context.logger))
+        let scope = try domain.appScope(request, context)
+        return try Response.list(try await domain.channels.list(paging: try Paging(request, collection: .channels), scope))
     }
 
     @Sendable func getChannel(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("channel", as: .channels).uuid
-        return try Response.json(
-            try await service.channel(
-                app: try appID(context), id: id, viewer: nil, urls: service.urls(request), logger: context.logger))
+        return try Response.json(try await domain.channels.channel(id, scope))
     }
 
     @Sendable func deleteChannel(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("channel", as: .channels).uuid
-        try await service.repositories.channels.deleteChannel(
-            app: try appID(context), caller: .app, id: id, logger: context.logger)
+        try await domain.channels.delete(id, scope)
         return Response(status: .noContent)
     }
 
     @Sendable func listChannelMembers(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("channel", as: .channels).uuid
-        return try Response.list(
-            try await service.channelMembers(
-                app: try appID(context), channel: id, caller: .app, paging: try MemberPaging(request),
-                urls: service.urls(request), logger: context.logger))
+        return try Response.list(try await domain.channels.members(of: id, paging: try MemberPaging(request), scope))
     }
 
     @Sendable func addChannelMember(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("channel", as: .channels).uuid
-        try await service.repositories.channels.addMember(
-            app: try appID(context), caller: .app, channel: id, user: try context.parameters.appUserID("user"),
-            logger: context.logger)
+        try await domain.channels.addMember(try context.parameters.appUserID("user"), to: id, scope)
         return Response(status: .noContent)
     }
 
     @Sendable func removeChannelMember(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("channel", as: .channels).uuid
-        try await service.repositories.channels.removeMember(
-            app: try appID(context), caller: .app, channel: id, user: try context.parameters.appUserID("user"),
-            logger: context.logger)
+        try await domain.channels.removeMember(try context.parameters.appUserID("user"), from: id, scope)
         return Response(status: .noContent)
     }
 
     @Sendable func listChannelMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("channel", as: .channels).uuid
         return try Response.list(
-            try await service.channelMessages(
-                app: try appID(context), channel: id, caller: .app, paging: try Paging(request, collection: .messages),
-                urls: service.urls(request), logger: context.logger))
+            try await domain.channels.messages(in: id, paging: try Paging(request, collection: .messages), scope))
     }
 
     @Sendable func getChannelMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        return try Response.json(try await channelMessage(request, context).message.object)
+        let scope = try domain.appScope(request, context)
+        let channel = try context.parameters.layerID("channel", as: .channels).uuid
+        let id = try context.parameters.layerID("message", as: .messages).uuid
+        return try Response.json(try await domain.channels.message(id, in: channel, scope))
     }
 
     @Sendable func deleteChannelMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, message) = try await channelMessage(request, context)
-        try await service.repositories.channels.deleteMessage(app: app, caller: .app, id: message.id, logger: context.logger)
-        return Response(status: .noContent)
-    }
-
-    /// The message of the path, which must be a message of the channel of the path (404 otherwise).
-    private func channelMessage(
-        _ request: Request, _ context: LayerRequestContext
-    ) async throws -> (app: UUID, message: (id: UUID, object: ChannelMessageObject)) {
-        let app = try appID(context)
-        let channel = try context.parameters.layerID("channel", as: .channels)
+        let scope = try domain.appScope(request, context)
+        let channel = try context.parameters.layerID("channel", as: .channels).uuid
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        guard
-            let message = try await service.channelMessage(
-                app: app, id: id, caller: .app, urls: service.urls(request), logger: context.logger),
-            message.channel.id == channel.uri
-        else { throw APIError.notFound("The message") }
-        return (app, (id, message))
+        try await domain.channels.deleteMessage(id, in: channel, scope)
+        return Response(status: .noContent)
     }
 }

@@ -2,119 +2,62 @@ import Foundation
 import Hummingbird
 import LayerModels
 import LayerServer
-import PostgresNIO
+import NIOCore
 
 /// The Server API's conversations and messages in the system view: every participant, no
 /// per-user fields, and changes made by the app itself rather than by one of its users.
 extension ServerAPIController {
-    /// The body of `POST /apps/:app/conversations`; the Server API has no client-chosen `id`
-    /// (it de-duplicates with `If-None-Match` instead).
-    struct CreateConversationBody: Decodable {
-        var participants: [JSONValue]?
-        var distinct: Bool?
-        var metadata: JSONValue?
-        static let keys: Set<String> = ["participants", "distinct", "metadata"]
-    }
-
     @Sendable func createConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let tag = try RequestTag.read(request)
-        let body = try await request.decodeJSON(CreateConversationBody.self, allowedKeys: CreateConversationBody.keys)
-        guard let participants = body.participants, !participants.isEmpty else {
-            throw APIError(.missingProperty, "A conversation needs participants.", property: "participants")
-        }
-        let users = try participants.enumerated().map { try userID(named: $1, property: "participants.\($0)") }
-        let repositories = service.repositories
-        var reserved: UUID?
-        if let tag {
-            let reservation = try await RequestTag.reserve(
-                tag, app: app, collection: .conversations, repository: repositories.requestTags, logger: context.logger)
-            if try await repositories.requestTags.resourceExists(
-                LayerID(.conversations, reservation.resource), app: app, logger: context.logger)
-            {
-                return try await repeatedConversation(reservation.resource, app: app, request: request, context: context)
-            }
-            reserved = reservation.resource
-        }
-        let new = ConversationRepository.NewConversation(
-            id: reserved, participants: users, distinct: body.distinct ?? true, metadata: body.metadata)
-        var outcome: ConversationRepository.CreateOutcome
-        do {
-            outcome = try await repositories.conversations.createConversation(app: app, caller: .app, new, logger: context.logger)
-        } catch let error as PSQLError where error.sqlState == "23505" && reserved != nil {
-            // A concurrent request with the same tag created it under the reserved id first.
-            return try await repeatedConversation(reserved!, app: app, request: request, context: context)
-        }
-        switch outcome {
-        case .idInUse(let id) where id == reserved:
-            return try await repeatedConversation(id, app: app, request: request, context: context)
-        case .existing(let id) where id == reserved:
-            // The distinct conversation that matched is the one a concurrent repeat just made.
-            outcome = .created(id)
-        default:
-            break
-        }
-        let created = try await service.created(
-            outcome, app: app, viewer: nil, urls: service.urls(request), logger: context.logger)
+        let body = try await request.decodeJSON(
+            Conversations.NewConversationInput.self, allowedKeys: Conversations.NewConversationInput.serverKeys)
+        let created = try await domain.conversations.create(body, tag: tag, scope)
         let id = LayerID(parsing: created.object.id, as: .conversations)?.uuid
-        return try Response.created(created, location: id.map { Self.location(app: app, conversation: $0) })
-    }
-
-    /// The answer to a repeated `If-None-Match` tag: the conversation created the first time.
-    private func repeatedConversation(
-        _ id: UUID, app: UUID, request: Request, context: LayerRequestContext
-    ) async throws -> Response {
-        let object = try await service.conversation(
-            app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
-        return try Response.created(.init(object: object, isNew: true), location: Self.location(app: app, conversation: id))
+        return try Response.created(created, location: id.map { ServerAPIPath.conversation(app: scope.app, $0) })
     }
 
     @Sendable func getConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try Response.json(
-            try await service.conversation(app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger))
+        return try Response.json(try await domain.conversations.conversation(id, scope))
     }
 
     @Sendable func patchConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        let operations = try await request.decodeLayerPatch()
-        try await service.repositories.conversations.patchConversation(
-            app: app, caller: .app, id: id, operations: operations, logger: context.logger)
+        try await domain.conversations.patch(id, operations: try await request.decodeLayerPatch(), scope)
         return Response(status: .noContent)
     }
 
     /// Deletion by the app is always for everybody; deleting a deleted conversation again succeeds.
     @Sendable func deleteConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        try await service.repositories.conversations.deleteConversation(
-            app: app, caller: .app, id: id, mode: .allParticipants, leave: false, logger: context.logger)
+        try await domain.conversations.delete(id, mode: .allParticipants, leave: false, scope)
         return Response(status: .noContent)
     }
 
     // MARK: Messages
 
     @Sendable func listMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        let page = try await service.messages(
-            app: app, conversation: id, viewer: nil, paging: try Paging(request, collection: .messages),
-            urls: service.urls(request), logger: context.logger)
-        return try Response.list(page)
+        return try Response.list(
+            try await domain.messages.list(in: id, paging: try Paging(request, collection: .messages), scope))
     }
 
     /// Sends as a user (`sender_id`, or `sender.user_id`), who must be a current participant, or
     /// as a named system sender (`sender.name`), who needs no participation; at once, or later
-    /// with a `schedule`.
+    /// with a `schedule` (202, the delayed send; see ``ScheduledSender``). A JSON array is a batch
+    /// (``sendBatch(_:tag:conversation:scope:)``). `If-None-Match` makes either safe to repeat.
     @Sendable func sendMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let tag = try RequestTag.read(request)
         let buffer = try await request.jsonBody(limit: Self.maxBatchBytes)
         if buffer.readableBytesView.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
-            return try await sendBatch(buffer, tag: tag, app: app, conversation: conversation, request: request, context: context)
+            return try await sendBatch(buffer, tag: tag, conversation: conversation, scope: scope)
         }
         let limit = 256 * 1024
         guard buffer.readableBytes <= limit else {
@@ -122,29 +65,24 @@ extension ServerAPIController {
         }
         let body = try Request.decodeJSON(MessageInput.self, from: buffer, allowedKeys: MessageInput.serverKeys)
         let sender = try ServerSender.parse(senderID: body.senderID, sender: body.sender)
-        return try await send(
-            body, tag: tag, app: app, conversation: conversation, sender: sender.sender, senderProperty: sender.property,
-            viewer: nil, request: request, context: context)
+        return try Response.sent(
+            try await domain.messages.send(
+                body, to: conversation, as: sender.sender, tag: tag, senderProperty: sender.property, scope))
     }
 
     @Sendable func getMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        let message = try await service.message(
-            app: app, id: id, viewer: nil, urls: service.urls(request), logger: context.logger)
-        guard message.conversation?.id == LayerID(.conversations, conversation).uri else {
-            throw APIError.notFound("The message")
-        }
-        return try Response.json(message)
+        return try Response.json(try await domain.messages.message(id, in: conversation, scope))
     }
 
     /// Deletes a message for every participant.
     @Sendable func deleteMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let conversation = try context.parameters.layerID("conversation", as: .conversations).uuid
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        try await service.deleteMessage(app: app, conversation: conversation, id: id, logger: context.logger)
+        try await domain.messages.delete(id, in: conversation, mode: .allParticipants, scope)
         return Response(status: .noContent)
     }
 }

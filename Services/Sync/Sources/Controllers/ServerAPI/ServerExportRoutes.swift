@@ -22,20 +22,19 @@ extension ServerAPIController {
     /// Registers (or replaces) the key archives are encrypted for: an RSA public key of 2048 bits
     /// or more, as PEM (`BEGIN PUBLIC KEY` or `BEGIN RSA PUBLIC KEY`) or base64 DER.
     @Sendable func setExportSecurity(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let body = try await request.decodeJSON(ExportSecurityBody.self, limit: 16 * 1024, allowedKeys: ExportSecurityBody.keys)
         guard let text = body.publicKey else {
             throw APIError(.missingProperty, "Send the RSA public key as public_key.", property: "public_key")
         }
         let pem = try Self.exportPublicKey(text).pemRepresentation
-        try await service.repositories.exports.setPublicKey(app: app, pem: pem, logger: context.logger)
+        try await domain.exports.setPublicKey(pem, scope)
         return try Response.json(ExportSecurityObject(publicKey: pem))
     }
 
     /// The registered key; `public_key` is null when there is none.
     @Sendable func getExportSecurity(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
-        let key = try await service.repositories.exports.publicKey(app: app, logger: context.logger)
+        let key = try await domain.exports.publicKey(try domain.appScope(request, context))
         return try Response.json(ExportSecurityObject(publicKey: key))
     }
 
@@ -76,62 +75,43 @@ extension ServerAPIController {
     /// takes it. 422 without a registered key; 409 `conflict` (with that export in `data`) while
     /// the app's previous one is still pending or executing.
     @Sendable func createExport(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
-        let urls = service.urls(request)
-        switch try await service.repositories.exports.createHistoricalExport(app: app, logger: context.logger) {
-        case .created(let record):
-            var response = try Response.json(ExportObject(record, app: app, urls: urls), status: .accepted)
-            response.headers[.location] = "/apps/\(app.lowercased)/exports/\(record.id.lowercased)"
-            return response
-        case .running(let record):
-            throw APIError(
-                .conflict, "An export of this app is pending or executing already; wait for it to complete.",
-                data: try jsonValue(ExportObject(record, app: app, urls: urls)))
+        let scope = try domain.appScope(request, context)
+        let export = try await domain.exports.create(scope)
+        var response = try Response.json(export, status: .accepted)
+        if let id = LayerID(parsing: export.id, as: .exports)?.uuid {
+            response.headers[.location] = "/apps/\(scope.app.lowercased)/exports/\(id.lowercased)"
         }
+        return response
     }
 
     @Sendable func listExports(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
-        let paging = try Paging(request, collection: .exports)
-        let (records, total) = try await service.repositories.exports.exports(
-            app: app, fromID: paging.fromID, pageSize: paging.pageSize, logger: context.logger)
-        let urls = service.urls(request)
-        return try Response.list(Page(items: records.map { ExportObject($0, app: app, urls: urls) }, total: total))
+        let scope = try domain.appScope(request, context)
+        return try Response.list(try await domain.exports.list(paging: try Paging(request, collection: .exports), scope))
     }
 
     /// `GET …/exports/:export` and its `status_url`.
     @Sendable func getExport(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, record) = try await existingExport(context)
-        return try Response.json(ExportObject(record, app: app, urls: service.urls(request)))
+        let scope = try domain.appScope(request, context)
+        let id = try context.parameters.layerID("export", as: .exports).uuid
+        return try Response.json(try await domain.exports.export(id, scope))
     }
 
     @Sendable func deleteExport(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
-        let id = try context.parameters.layerID("export", as: .exports).uuid
-        guard try await service.repositories.exports.deleteExport(app: app, id: id, logger: context.logger) else {
-            throw APIError.notFound("The export")
-        }
+        let scope = try domain.appScope(request, context)
+        try await domain.exports.delete(try context.parameters.layerID("export", as: .exports).uuid, scope)
         return Response(status: .noContent)
     }
 
     /// The encrypted archive of a completed export, streamed from its stored rows.
     @Sendable func downloadExport(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (_, record) = try await existingExport(context)
-        guard record.status == .completed, let size = record.size else {
-            throw APIError(.invalidOperation, "The export is \(record.status.rawValue); its archive is not ready.")
-        }
-        let exports = service.repositories.exports
-        let logger = context.logger
+        let scope = try domain.appScope(request, context)
+        let id = try context.parameters.layerID("export", as: .exports).uuid
+        let (size, piece) = try await domain.exports.archive(of: id, scope)
         let body = ResponseBody(contentLength: Int(size)) { writer in
             var written: Int64 = 0
             var ordinal: Int32 = 0
             while written < size {
-                guard let chunk = try await exports.chunk(export: record.id, ordinal: ordinal, logger: logger) else {
-                    // Deleted meanwhile, or incomplete: the headers are gone, so the response is cut short.
-                    logger.error(
-                        "A stored export is missing a piece", metadata: ["export": "\(record.id)", "ordinal": "\(ordinal)"])
-                    throw APIError(.notFound, "The export's archive is gone.")
-                }
+                let chunk = try await piece(ordinal)
                 written += Int64(chunk.readableBytes)
                 ordinal += 1
                 try await writer.write(chunk)
@@ -142,19 +122,10 @@ extension ServerAPIController {
             status: .ok,
             headers: [
                 .contentType: "application/octet-stream", .cacheControl: "private, no-store",
-                .contentDisposition: "attachment; filename=\"export-\(record.id.lowercased).jsonl.gz.enc\"",
+                .contentDisposition: "attachment; filename=\"export-\(id.lowercased).jsonl.gz.enc\"",
                 .xContentTypeOptions: "nosniff",
             ],
             body: body)
-    }
-
-    private func existingExport(_ context: LayerRequestContext) async throws -> (UUID, ExportRecord) {
-        let app = try appID(context)
-        let id = try context.parameters.layerID("export", as: .exports).uuid
-        guard let record = try await service.repositories.exports.export(app: app, id: id, logger: context.logger) else {
-            throw APIError.notFound("The export")
-        }
-        return (app, record)
     }
 
     // MARK: The schedule
@@ -168,7 +139,7 @@ extension ServerAPIController {
     /// Sets which events the daily export holds and whether it runs (`interval`: `daily`, the
     /// default, or `disabled`). A daily export needs a registered key.
     @Sendable func setExportSchedule(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let body = try await request.decodeJSON(ExportScheduleBody.self, allowedKeys: ExportScheduleBody.keys)
         guard let values = body.events else {
             throw APIError(.missingProperty, "Name the events to export in events.", property: "events")
@@ -189,22 +160,10 @@ extension ServerAPIController {
                 }
                 return interval
             } ?? .daily
-        let exports = service.repositories.exports
-        if interval == .daily {
-            guard !events.isEmpty else { throw APIError.invalid("events", "A daily export needs at least one event.") }
-            guard try await exports.publicKey(app: app, logger: context.logger) != nil else {
-                throw APIError(
-                    .invalidOperation, "Register an RSA public key with PUT /apps/<app>/export_security first.",
-                    property: "public_key")
-            }
-        }
-        let schedule = try await exports.setSchedule(app: app, interval: interval, events: events, logger: context.logger)
-        return try Response.json(ExportScheduleObject(schedule))
+        return try Response.json(try await domain.exports.setSchedule(interval: interval, events: events, scope))
     }
 
     @Sendable func getExportSchedule(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
-        return try Response.json(
-            ExportScheduleObject(try await service.repositories.exports.schedule(app: app, logger: context.logger)))
+        try Response.json(try await domain.exports.schedule(try domain.appScope(request, context)))
     }
 }

@@ -14,11 +14,9 @@ extension ServerAPIController {
     }
 
     static let maxNotificationRecipients = 1000
-    /// What APNs takes in one payload.
-    static let maxNotificationBytes = 4096
 
     @Sendable func sendNotification(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let body = try await request.decodeJSON(NotificationBody.self, limit: 256 * 1024, allowedKeys: NotificationBody.keys)
         guard let values = body.recipients else {
             throw APIError(.missingProperty, "A notification needs recipients.", property: "recipients")
@@ -31,22 +29,7 @@ extension ServerAPIController {
             let user = try userID(named: value, property: "recipients.\(index)")
             if !recipients.contains(user) { recipients.append(user) }
         }
-        guard let notification = body.notification, notification != .null else {
-            throw APIError(.missingProperty, "A push-only notification needs its notification.", property: "notification")
-        }
-        guard case .object = notification else { throw APIError.invalid("notification", "notification is an object.") }
-        let text = Packets.json(notification)
-        guard text.utf8.count <= Self.maxNotificationBytes else {
-            throw APIError.invalid("notification", "notification is at most \(Self.maxNotificationBytes) bytes of JSON.")
-        }
-        let signal = "{\"notification\":\(text),\"sent_at\":\"\(LayerTimestamp.string(Date()))\",\"type\":\"notification\"}"
-        guard
-            try await PushChannel.publish(
-                EphemeralPacket(type: "signal", body: signal, event: "signal"), app: app, manyUsers: recipients,
-                postgres: service.repositories.postgres, logger: context.logger)
-        else {
-            throw APIError.invalid("recipients", "A recipient's id is too long to deliver to.")
-        }
+        try await domain.badges.notify(recipients, notification: body.notification, scope)
         return Response(status: .accepted)
     }
 }

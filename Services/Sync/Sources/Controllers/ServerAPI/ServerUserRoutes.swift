@@ -11,55 +11,47 @@ extension ServerAPIController {
     // MARK: The user's view
 
     @Sendable func listUserConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
-        let page = try await service.conversations(
-            app: app, user: user, order: try request.conversationOrder(), paging: try Paging(request, collection: .conversations),
-            urls: service.urls(request), logger: context.logger)
-        return try Response.list(page)
+        let scope = try await domain.actingUserScope(request, context)
+        return try Response.list(
+            try await domain.conversations.list(
+                order: try request.conversationOrder(), paging: try Paging(request, collection: .conversations), scope))
     }
 
     @Sendable func getUserConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        return try Response.json(
-            try await service.conversation(app: app, id: id, viewer: user, urls: service.urls(request), logger: context.logger))
+        return try Response.json(try await domain.conversations.conversation(id, scope))
     }
 
     @Sendable func markAllRead(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        let position = try await request.markAllReadPosition()
-        try await service.markAllRead(app: app, user: user, conversation: id, position: position, logger: context.logger)
+        try await domain.conversations.markAllRead(id, position: try await request.markAllReadPosition(), scope)
         return Response(status: .noContent)
     }
 
     @Sendable func listUserMessages(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         let id = try context.parameters.layerID("conversation", as: .conversations).uuid
-        let page = try await service.messages(
-            app: app, conversation: id, viewer: user, paging: try Paging(request, collection: .messages),
-            urls: service.urls(request), logger: context.logger)
-        return try Response.list(page)
+        return try Response.list(
+            try await domain.messages.list(in: id, paging: try Paging(request, collection: .messages), scope))
     }
 
     // MARK: Acting as the user
 
     @Sendable func addReceipt(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        let status = try await request.receiptStatus()
-        try await service.addReceipt(app: app, user: user, message: id, status: status, logger: context.logger)
+        try await domain.messages.addReceipt(id, status: try await request.receiptStatus(), scope)
         return Response(status: .noContent)
     }
 
     /// `mode=my_devices` hides the message from the user; `mode=all_participants` deletes it for
-    /// everybody, which only its sender may do.
+    /// everybody, which only its sender may do (as the Client API's `DELETE /messages/<id>`).
     @Sendable func deleteUserMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         let id = try context.parameters.layerID("message", as: .messages).uuid
-        let mode = try request.deletionMode()
-        try await service.repositories.messages.deleteMessage(
-            app: app, caller: .user(user), id: id, mode: mode, logger: context.logger)
+        try await domain.messages.delete(id, mode: try request.deletionModeIfGiven(), scope)
         return Response(status: .noContent)
     }
 
@@ -68,65 +60,37 @@ extension ServerAPIController {
     /// Creates the user's identity: 201 with no body, 409 `conflict` (with the identity) when the
     /// user has one already, made by the backend, a session or a conversation they are in.
     @Sendable func createIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let user = try context.parameters.appUserID("user")
         let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
-        let record = try input.record(user: user)
-        guard try await service.repositories.identities.createIdentity(app: app, record, logger: context.logger) else {
-            let existing = try? await service.identity(
-                app: app, user: user, viewer: nil, urls: service.urls(request), logger: context.logger)
-            throw APIError(
-                .conflict, "The user '\(user)' has an identity already; replace it with PUT or change it with PATCH.",
-                data: try existing.map(jsonValue))
-        }
-        await directory.changed(app: app, users: [user], logger: context.logger)
-        await service.pushIdentityChange(app: app, user: user, .created, logger: context.logger)
+        try await domain.identities.create(input, for: user, scope)
         return Response(status: .created)
     }
 
     @Sendable func getIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
-        let user = try context.parameters.appUserID("user")
-        return try Response.json(
-            try await service.identity(app: app, user: user, viewer: nil, urls: service.urls(request), logger: context.logger))
+        let scope = try domain.appScope(request, context)
+        return try Response.json(try await domain.identities.identity(try context.parameters.appUserID("user"), scope))
     }
 
     /// Replaces every field of the identity (absent ones become empty); `display_name` is required.
     @Sendable func replaceIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let user = try context.parameters.appUserID("user")
         let input = try await request.decodeJSON(IdentityInput.self, allowedKeys: IdentityInput.keys)
-        guard
-            let (before, after) = try await service.repositories.identities.replaceIdentity(
-                app: app, try input.record(user: user), logger: context.logger)
-        else {
-            throw APIError.notFound("The user '\(user)'")
-        }
-        await directory.changed(app: app, users: [user], logger: context.logger)
-        await service.pushIdentityChange(app: app, user: user, .updated(before: before, after: after), logger: context.logger)
+        try await domain.identities.replace(input, for: user, scope)
         return Response(status: .noContent)
     }
 
     @Sendable func patchIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
+        let scope = try domain.appScope(request, context)
         let user = try context.parameters.appUserID("user")
-        let operations = try await request.decodeLayerPatch()
-        let (before, after) = try await service.repositories.identities.patchIdentity(
-            app: app, user: user, operations: operations, logger: context.logger)
-        await directory.changed(app: app, users: [user], logger: context.logger)
-        await service.pushIdentityChange(app: app, user: user, .updated(before: before, after: after), logger: context.logger)
+        try await domain.identities.patch(user, operations: try await request.decodeLayerPatch(), scope)
         return Response(status: .noContent)
     }
 
     @Sendable func deleteIdentity(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let app = try appID(context)
-        let user = try context.parameters.appUserID("user")
-        guard try await service.repositories.identities.deleteIdentity(app: app, user: user, logger: context.logger) else {
-            throw APIError.notFound("The user '\(user)'")
-        }
-        service.identities.forget(app: app, user: user)
-        await directory.changed(app: app, users: [user], logger: context.logger)
-        await service.pushIdentityChange(app: app, user: user, .deleted, logger: context.logger)
+        let scope = try domain.appScope(request, context)
+        try await domain.identities.delete(try context.parameters.appUserID("user"), scope)
         return Response(status: .noContent)
     }
 
@@ -134,9 +98,7 @@ extension ServerAPIController {
 
     /// The users `owner` blocks: identities, or in 1.x `[{"user_id"}]`.
     @Sendable func listBlocks(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, owner) = try await existingUser(context)
-        let blocked = try await service.blockedIdentities(
-            app: app, owner: owner, urls: service.urls(request), logger: context.logger)
+        let blocked = try await domain.blocks.blocked(try await domain.actingUserScope(request, context))
         guard APIVersion.current.usesIdentities else {
             return try Response.json(blocked.map { ["user_id": $0.userID] })
         }
@@ -157,7 +119,7 @@ extension ServerAPIController {
     /// Blocks the user named by `user_id` or by identity `id` (exactly one of them). Blocking
     /// oneself answers 204 like any block, and changes nothing.
     @Sendable func addBlock(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, owner) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         let body = try await request.decodeJSON(BlockBody.self, allowedKeys: BlockBody.keys)
         let blocked: String
         switch (body.userID, body.id) {
@@ -166,18 +128,15 @@ extension ServerAPIController {
         case (nil, nil): throw APIError(.missingProperty, "Name the user to block by user_id or id.", property: "user_id")
         case (_?, _?): throw APIError.invalid("id", "Name the user to block by user_id or by id, not both.")
         }
-        guard blocked != owner else { return Response(status: .noContent) }
-        try await service.repositories.blocks.block(app: app, owner: owner, blocked: blocked, logger: context.logger)
-        await service.pushBlockChange(app: app, owner: owner, blocked: blocked, request: request, context: context)
+        try await domain.blocks.block(blocked, scope)
         return Response(status: .noContent)
     }
 
     @Sendable func removeBlock(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, owner) = try await existingUser(context)
+        let scope = try await domain.actingUserScope(request, context)
         // The blocked user is named by user id or (URL-encoded) identity id.
         let blocked = try userID(fromText: try context.parameters.appUserID("blocked"), property: "user_id")
-        try await service.repositories.blocks.unblock(app: app, owner: owner, blocked: blocked, logger: context.logger)
-        await service.pushBlockChange(app: app, owner: owner, blocked: blocked, request: request, context: context)
+        try await domain.blocks.unblock(blocked, scope)
         return Response(status: .noContent)
     }
 }

@@ -5,7 +5,8 @@ import LayerServer
 import Logging
 import PostgresNIO
 
-/// De-duplication of Server API creates with `If-None-Match: <uuid>`.
+/// De-duplication of Server API creates with `If-None-Match: <uuid>`: the tag a request carries.
+/// (``RequestTags`` reserves ids for them.)
 ///
 /// The first request with a tag reserves an id for the resource it is about to create and
 /// records it under the tag (committed at once, in `sync.request_tags`); the create then uses
@@ -13,11 +14,7 @@ import PostgresNIO
 /// with it and nothing is executed; if not (the first request failed, or is still running, or
 /// the process stopped in between), the create runs again under the same id, and the store's
 /// own uniqueness on that id makes sure only one resource ever comes of it.
-struct RequestTag: Sendable {
-    let tag: UUID
-    /// The id reserved for the resource of this tag.
-    let resource: UUID
-
+enum RequestTag {
     /// The tag of a request, nil without `If-None-Match`. A tag is a UUID, optionally quoted as
     /// an entity tag (`"…"`); anything else is a 400 naming the header.
     static func read(_ request: Request) throws -> UUID? {
@@ -30,19 +27,5 @@ struct RequestTag: Sendable {
                 data: ["header": "If-None-Match"])
         }
         return tag
-    }
-
-    /// Reserves `tag` for a new resource of `collection`, or finds what an earlier request with
-    /// it reserved. A tag used before for another kind of resource is a 400.
-    static func reserve(
-        _ tag: UUID, app: UUID, collection: LayerID.Collection, repository: RequestTagRepository, logger: Logger
-    ) async throws -> RequestTag {
-        let recorded = try await repository.reserve(tag, app: app, candidate: LayerID(collection, UUID()).uri, logger: logger)
-        guard let id = LayerID(parsing: recorded, as: collection) else {
-            throw APIError(
-                .invalidRequest, "This If-None-Match tag was used before for another kind of request.",
-                data: ["header": "If-None-Match"])
-        }
-        return RequestTag(tag: tag, resource: id.uuid)
     }
 }

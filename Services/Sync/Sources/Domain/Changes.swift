@@ -5,7 +5,17 @@ import Logging
 
 /// The changelog exchange of `POST /sync`: a device's queued operations in, the changes after its
 /// anchor (or the latest state at anchor 0) out.
-extension Messaging {
+struct Changes: Sendable {
+    private let repositories: SyncRepositories
+    private let views: Views
+    private let content: RichContent
+
+    init(repositories: SyncRepositories, views: Views, content: RichContent) {
+        self.repositories = repositories
+        self.views = views
+        self.content = content
+    }
+
     struct SyncAnswer: Encodable, Sendable {
         var anchor: JSONValue
         var more: Bool
@@ -44,14 +54,14 @@ extension Messaging {
         static let malformed = APIError.invalid("anchor", "anchor is a value that an earlier /sync returned, or 0.")
     }
 
-    /// The changes of `user`'s changelog after `anchor`, at most `limit`; at anchor 0, a page of
-    /// the latest state chosen by `policy`.
-    func sync(
-        after anchor: SyncAnchor, limit: Int, policy: ChangelogRepository.SyncPolicy, partialCount: Int, app: UUID,
-        user: String, urls: URLBuilder, logger: Logger
+    /// The changes of the scope's user's changelog after `anchor`, at most `limit`; at anchor 0,
+    /// a page of the latest state chosen by `policy`.
+    func changes(
+        after anchor: SyncAnchor, limit: Int, policy: ChangelogRepository.SyncPolicy, partialCount: Int, _ scope: Scope
     ) async throws -> SyncAnswer {
-        try await repositories.read(logger: logger) { connection in
-            var presenter = presenter(app: app, viewer: user, urls: urls, connection, logger)
+        let (app, user, logger) = (scope.app, scope.user, scope.logger)
+        return try await repositories.read(logger: logger) { connection in
+            var presenter = views.presenter(scope, connection)
             let last = try await repositories.changelog.lastSeq(app: app, user: user, connection, logger)
             switch anchor {
             case .seq(let seq) where seq > 0:
@@ -107,15 +117,15 @@ extension Messaging {
     }
 
     /// Applies a device's queued operations in one transaction: all of them or none.
-    func apply(_ operations: [ClientOperation], app: UUID, user: String, logger: Logger) async throws {
+    func apply(_ operations: [ClientOperation], _ scope: Scope) async throws {
+        let (app, user, logger) = (scope.app, scope.user, scope.logger)
         var resolved: [ClientOperation] = []
         for operation in operations {
             guard case .newMessage(var message) = operation.kind else {
                 resolved.append(operation)
                 continue
             }
-            message.parts = try await repositories.content.resolveContent(
-                app: app, owner: user, parts: message.parts, logger: logger)
+            message.parts = try await content.resolve(message.parts, owner: user, scope)
             resolved.append(ClientOperation(index: operation.index, kind: .newMessage(message)))
         }
         try await repositories.write(logger: logger) { connection in

@@ -13,25 +13,23 @@ import Synchronization
 /// During the last seconds before a send, the sender is shown typing to the conversation's other
 /// participants (`started`, said again every 2.5 s); `finished` follows the send, or the drop.
 struct ScheduledSender: Service {
-    let service: Messaging
+    let sends: ScheduledSends
     let push: Push
     let alarm: ScheduleAlarm
     var longestSleep: Duration = .seconds(1)
     static let shortestSleep: Duration = .milliseconds(50)
     let logger: Logger
 
-    private var repository: ScheduledMessageRepository { service.repositories.scheduled }
-
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             var pause = longestSleep
             do {
                 while !Task.isShuttingDownGracefully {
-                    let step = try await repository.step(logger: logger)
+                    let step = try await sends.step(logger: logger)
                     if case .idle = step { break }
                     await carryOut(step)
                 }
-                if let seconds = try await repository.secondsUntilNextStep(logger: logger) {
+                if let seconds = try await sends.secondsUntilNextStep(logger: logger) {
                     // What is overdue now is another replica's, which is taking its step.
                     pause = min(pause, max(Self.shortestSleep, .milliseconds(Int64((seconds * 1000).rounded(.up)))))
                 }
@@ -45,18 +43,15 @@ struct ScheduledSender: Service {
         }
     }
 
-    /// What follows a step outside its transaction: typing indicators and the relationship report.
+    /// What follows a step outside its transaction: typing indicators.
     private func carryOut(_ step: ScheduledMessageRepository.Step) async {
         switch step {
         case .idle:
             return
         case .typing(let record):
             await typing(record, "started", senderMustBeIn: true)
-        case .sent(let record, let sent):
+        case .sent(let record, _):
             logger.debug("Sent a delayed message", metadata: ["message": "\(record.id)"])
-            if let user = record.senderID {
-                service.relationships.report(app: record.appID, from: user, to: sent.members, kind: .message)
-            }
             if record.typingStarted { await typing(record, "finished", senderMustBeIn: false) }
         case .dropped(let record, let reason):
             logger.info("Dropped a delayed message", metadata: ["message": "\(record.id)", "reason": "\(reason)"])
@@ -76,21 +71,12 @@ struct ScheduledSender: Service {
     private func typing(_ record: ScheduledMessageRecord, _ action: String, senderMustBeIn: Bool) async {
         do {
             guard
-                let audience = try await repository.typingAudience(
+                let audience = try await sends.typingAudience(
                     of: record, senderMustBeIn: senderMustBeIn, logger: logger), !audience.isEmpty
             else { return }
             // Rendered once for every recipient, each of whose devices fills in its own base.
             let urls = push.template.urls
-            let sender: JSONValue
-            if let user = record.senderID {
-                sender = try await service.repositories.read(logger: logger) { connection in
-                    var presenter = service.presenter(app: record.appID, viewer: user, urls: urls, connection, logger)
-                    try await presenter.loadIdentities([user])
-                    return try jsonValue(presenter.basicIdentity(user))
-                }
-            } else {
-                sender = try jsonValue(SenderObject.system(name: record.senderName ?? ""))
-            }
+            let sender = try await sends.sender(of: record, logger: logger)
             let body = JSONValue.object([
                 "type": "typing_indicator",
                 "object": .object([
