@@ -2,6 +2,7 @@ import Foundation
 import LayerModels
 import LayerServer
 import Logging
+import PostgresNIO
 
 /// The changelog exchange of `POST /sync`: a device's queued operations in, the changes after its
 /// anchor (or the latest state at anchor 0) out.
@@ -69,16 +70,17 @@ struct Changes: Sendable {
                     throw APIError.invalid("anchor", "The anchor \(seq) is ahead of this user's changelog (at \(last)).")
                 }
                 let (changes, more) = try await repositories.changelog.changes(
-                    after: seq, limit: limit, presenter: &presenter, logger)
+                    after: seq, limit: limit, presenter: &presenter, connection, logger)
                 return SyncAnswer(anchor: .number(Double(changes.last?.seq ?? seq)), more: more, operations: changes)
             case .seq:
-                return try await snapshot(cursor: nil, seq: last, policy, partialCount, limit, &presenter, logger)
+                return try await snapshot(cursor: nil, seq: last, policy, partialCount, limit, &presenter, connection, logger)
             case .snapshot(let cursor):
                 guard cursor.seq <= last else { throw SyncAnchor.malformed }
-                return try await snapshot(cursor: cursor, seq: cursor.seq, policy, partialCount, limit, &presenter, logger)
+                return try await snapshot(
+                    cursor: cursor, seq: cursor.seq, policy, partialCount, limit, &presenter, connection, logger)
             case .channels(let cursor):
                 guard cursor.seq <= last else { throw SyncAnchor.malformed }
-                return try await channelSnapshot(cursor, policy, partialCount, limit, done: [], &presenter, logger)
+                return try await channelSnapshot(cursor, policy, partialCount, limit, done: [], &presenter, connection, logger)
             }
         }
     }
@@ -86,23 +88,25 @@ struct Changes: Sendable {
     private func snapshot(
         cursor: ChangelogRepository.SnapshotCursor?, seq: Int64, _ policy: ChangelogRepository.SyncPolicy, _ partialCount: Int,
         _ limit: Int,
-        _ presenter: inout Presenter, _ logger: Logger
+        _ presenter: inout Presenter, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> SyncAnswer {
         let (operations, next) = try await repositories.changelog.snapshot(
-            cursor: cursor, seq: seq, policy: policy, partialCount: partialCount, limit: limit, presenter: &presenter, logger)
+            cursor: cursor, seq: seq, policy: policy, partialCount: partialCount, limit: limit, presenter: &presenter,
+            connection, logger)
         if let next { return SyncAnswer(anchor: .string(next.text), more: true, operations: operations) }
         return try await channelSnapshot(
-            .start(seq: seq), policy, partialCount, limit, done: operations, &presenter, logger)
+            .start(seq: seq), policy, partialCount, limit, done: operations, &presenter, connection, logger)
     }
 
     /// The channels' part of a snapshot, after the conversations' operations `done` of this page.
     private func channelSnapshot(
         _ cursor: ChannelRepository.SnapshotCursor, _ policy: ChangelogRepository.SyncPolicy, _ partialCount: Int,
-        _ limit: Int, done: [OperationObject], _ presenter: inout Presenter, _ logger: Logger
+        _ limit: Int, done: [OperationObject], _ presenter: inout Presenter, _ connection: PostgresConnection,
+        _ logger: Logger
     ) async throws -> SyncAnswer {
         let finished = SyncAnswer(anchor: .number(Double(cursor.seq)), more: false, operations: done)
         guard let user = presenter.viewer,
-            try await repositories.channels.hasChannels(app: presenter.app, user: user, presenter.database, logger)
+            try await repositories.channels.hasChannels(app: presenter.app, user: user, connection, logger)
         else { return finished }
         guard done.count < limit else {
             // The page is full: the channels start the next one.
@@ -110,7 +114,7 @@ struct Changes: Sendable {
         }
         let (operations, next) = try await repositories.channels.snapshot(
             cursor: cursor, policy: policy, partialCount: partialCount, limit: limit - done.count, presenter: &presenter,
-            logger)
+            connection, logger)
         return SyncAnswer(
             anchor: next.map { .string($0.text) } ?? .number(Double(cursor.seq)), more: next != nil,
             operations: done + operations)

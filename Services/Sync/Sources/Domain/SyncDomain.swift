@@ -140,12 +140,13 @@ struct Views: Sendable {
     /// A presenter for `scope` that loads what it needs over `connection`.
     func presenter(_ scope: Scope, _ connection: PostgresConnection) -> Presenter {
         Presenter(
-            app: scope.app, viewer: scope.viewer, urls: scope.urls, links: links, connection: connection, logger: scope.logger)
+            app: scope.app, viewer: scope.viewer, urls: scope.urls, links: links, reads: PresenterReads(connection),
+            logger: scope.logger)
     }
 
     /// A presenter that only renders what it is given.
     func renderer(_ scope: Scope) -> Presenter {
-        Presenter(app: scope.app, viewer: scope.viewer, urls: scope.urls, links: links, connection: nil, logger: scope.logger)
+        Presenter(app: scope.app, viewer: scope.viewer, urls: scope.urls, links: links, reads: nil, logger: scope.logger)
     }
 
     /// The scope of something pushed to devices in `app` (rendered once on the push template).

@@ -2,7 +2,6 @@ import Foundation
 import LayerModels
 import LayerServer
 import Logging
-import PostgresNIO
 
 extension ChangeType {
     /// Whether the operation is about a channel (its entry's `conversation` is the channel's id).
@@ -82,22 +81,6 @@ extension Presenter {
             }
             result[ChangeKey(user: entry.user, seq: entry.seq)] = operation
         }
-        return result
-    }
-}
-
-extension PostgresConnection {
-    /// Channel messages by id, deleted ones included (without their parts), as the changelog
-    /// still names them.
-    func channelMessages(ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
-        guard !ids.isEmpty else { return [] }
-        let rows = try await query(
-            """
-            SELECT \(unescaped: MessageRecord.channelColumns) FROM sync.messages m
-            WHERE m.id = ANY(\(ids)) AND m.channel_id IS NOT NULL
-            """, logger: logger)
-        var result: [MessageRecord] = []
-        for try await row in rows { result.append(try MessageRecord(row: row)) }
         return result
     }
 }

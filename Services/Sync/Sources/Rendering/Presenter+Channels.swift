@@ -2,7 +2,6 @@ import Foundation
 import LayerModels
 import LayerServer
 import Logging
-import PostgresNIO
 
 extension Presenter {
     func channelReference(_ record: ChannelRecord, named: Bool = false) -> ChannelReference {

@@ -2,7 +2,6 @@ import Foundation
 import LayerModels
 import LayerServer
 import Logging
-import PostgresNIO
 
 extension Presenter {
     /// The operations of `entries`, each as its own user sees it. Messages are rendered once and

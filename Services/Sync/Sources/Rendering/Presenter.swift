@@ -2,7 +2,6 @@ import Foundation
 import LayerModels
 import LayerServer
 import Logging
-import PostgresNIO
 
 /// Turns rows into the API's objects as one viewer sees them (or, with no viewer, in the Server
 /// API's system view), loading what they refer to in a few batched queries.
@@ -13,7 +12,7 @@ struct Presenter {
     let urls: URLBuilder
     let links: ContentLinks
     /// Nil when rendering only what the caller already holds (``newMessage(_:)``).
-    let connection: PostgresConnection?
+    let reads: PresenterReads?
     let logger: Logger
 
     private(set) var participants: [UUID: [ParticipantRecord]] = [:]
@@ -21,28 +20,28 @@ struct Presenter {
     /// Percent-encoded user ids, made once per user rather than once per mention.
     private var encodedUsers: [String: String] = [:]
 
-    init(app: UUID, viewer: String?, urls: URLBuilder, links: ContentLinks, connection: PostgresConnection?, logger: Logger) {
+    init(app: UUID, viewer: String?, urls: URLBuilder, links: ContentLinks, reads: PresenterReads?, logger: Logger) {
         self.app = app
         self.viewer = viewer
         self.urls = urls
         self.links = links
-        self.connection = connection
+        self.reads = reads
         self.logger = logger
     }
 
     /// The same presenter for another viewer, keeping what it has loaded.
     func viewing(as viewer: String?) -> Presenter {
-        var copy = Presenter(app: app, viewer: viewer, urls: urls, links: links, connection: connection, logger: logger)
+        var copy = Presenter(app: app, viewer: viewer, urls: urls, links: links, reads: reads, logger: logger)
         copy.participants = participants
         copy.identities = identities
         copy.encodedUsers = encodedUsers
         return copy
     }
 
-    /// The connection of a presenter that loads; one made without a connection never loads.
-    var database: PostgresConnection {
-        guard let connection else { preconditionFailure("this presenter only renders what it was given") }
-        return connection
+    /// The reads of a presenter that loads; one made without a connection never loads.
+    var database: PresenterReads {
+        guard let reads else { preconditionFailure("this presenter only renders what it was given") }
+        return reads
     }
 
     // MARK: Loading

@@ -18,11 +18,11 @@ struct ChangelogRepository: PostgresRepository {
 
     /// The operations after `anchor`, at most `limit`, and whether more follow.
     func changes(
-        after anchor: Int64, limit: Int, presenter: inout Presenter, _ logger: Logger
+        after anchor: Int64, limit: Int, presenter: inout Presenter, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> (operations: [OperationObject], more: Bool) {
         guard let user = presenter.viewer else { return ([], false) }
         var entries = try await changelog(
-            app: presenter.app, after: [(user, anchor)], limit: limit + 1, presenter.database, logger)
+            app: presenter.app, after: [(user, anchor)], limit: limit + 1, connection, logger)
         let more = entries.count > limit
         entries = Array(entries.prefix(limit))
         return (try await presenter.operations(entries), more)
@@ -70,10 +70,9 @@ struct ChangelogRepository: PostgresRepository {
     /// counts say will fill the page.
     func snapshot(
         cursor: SnapshotCursor?, seq: Int64, policy: SyncPolicy, partialCount: Int, limit: Int,
-        presenter: inout Presenter, _ logger: Logger
+        presenter: inout Presenter, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> (operations: [OperationObject], next: SnapshotCursor?) {
         guard let user = presenter.viewer else { return ([], nil) }
-        let connection = presenter.database
         let start = cursor?.conversation ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         let rows = try await connection.query(
             """

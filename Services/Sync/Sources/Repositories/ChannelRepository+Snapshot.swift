@@ -50,10 +50,9 @@ extension ChannelRepository {
     /// page starts, if one does.
     func snapshot(
         cursor: SnapshotCursor, policy: ChangelogRepository.SyncPolicy, partialCount: Int, limit: Int,
-        presenter: inout Presenter, _ logger: Logger
+        presenter: inout Presenter, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> (operations: [OperationObject], next: SnapshotCursor?) {
         guard let user = presenter.viewer else { return ([], nil) }
-        let connection = presenter.database
         let rows = try await connection.query(
             """
             SELECT \(unescaped: ChannelRecord.columns)

@@ -3,7 +3,7 @@ import LayerModels
 import Logging
 import PostgresNIO
 
-/// What `Presenter` loads to render objects, in batches, on the connection it renders with.
+/// What `Presenter` loads to render objects, in batches (through ``PresenterReads``).
 extension PostgresConnection {
     /// The identity rows of those of `users` who have one.
     func identities(app: UUID, users: [String], logger: Logger) async throws -> [IdentityRecord] {
@@ -53,4 +53,67 @@ struct ViewerStats: Sendable {
     var total: Int
     var unread: Int
     var lastMessageID: UUID?
+}
+
+extension PostgresConnection {
+    /// Channel messages by id, deleted ones included (without their parts), as the changelog
+    /// still names them.
+    func channelMessages(ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await query(
+            """
+            SELECT \(unescaped: MessageRecord.channelColumns) FROM sync.messages m
+            WHERE m.id = ANY(\(ids)) AND m.channel_id IS NOT NULL
+            """, logger: logger)
+        var result: [MessageRecord] = []
+        for try await row in rows { result.append(try MessageRecord(row: row)) }
+        return result
+    }
+}
+
+/// The reads a ``Presenter`` makes to render what it is given: the participants, identities,
+/// receipts and counts its objects show, in batches, on one connection of the request's. The
+/// presenter holds these, not the connection: it queries nothing else.
+struct PresenterReads: Sendable {
+    private let connection: PostgresConnection
+
+    init(_ connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    func identities(app: UUID, users: [String], logger: Logger) async throws -> [IdentityRecord] {
+        try await connection.identities(app: app, users: users, logger: logger)
+    }
+
+    func receipts(of messages: [UUID], logger: Logger) async throws -> [UUID: [String: Receipt]] {
+        try await connection.receipts(of: messages, logger: logger)
+    }
+
+    func viewerStats(app: UUID, conversations: [UUID], viewer: String, logger: Logger) async throws -> [UUID: ViewerStats] {
+        try await connection.viewerStats(app: app, conversations: conversations, viewer: viewer, logger: logger)
+    }
+
+    func participants(of conversations: [UUID], logger: Logger) async throws -> [UUID: [ParticipantRecord]] {
+        try await connection.participants(of: conversations, logger: logger)
+    }
+
+    func messages(ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
+        try await connection.messages(ids: ids, logger: logger)
+    }
+
+    func conversationsIncludingDeleted(app: UUID, ids: [UUID], logger: Logger) async throws -> [ConversationRecord] {
+        try await connection.conversationsIncludingDeleted(app: app, ids: ids, logger: logger)
+    }
+
+    func channelsIncludingDeleted(app: UUID, ids: [UUID], logger: Logger) async throws -> [ChannelRecord] {
+        try await connection.channelsIncludingDeleted(app: app, ids: ids, logger: logger)
+    }
+
+    func memberships(of channels: [UUID], users: [String], logger: Logger) async throws -> [MembershipRecord] {
+        try await connection.memberships(of: channels, users: users, logger: logger)
+    }
+
+    func channelMessages(ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
+        try await connection.channelMessages(ids: ids, logger: logger)
+    }
 }
