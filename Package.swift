@@ -86,7 +86,9 @@ let services = [
         "Names", executable: "layer-names", dependencies: [httpClient],
         modules: [
             // Normalisation and record matching: no database, no HTTP.
-            .target(name: "NameMatching", path: "Services/Names/Matching", swiftSettings: swiftSettings)
+            .target(
+                name: "NameMatching", dependencies: ["LayerModels"], path: "Services/Names/Matching",
+                swiftSettings: swiftSettings)
         ]),
     Service(
         "VoIP", executable: "layer-voip",

@@ -6,7 +6,7 @@ import Testing
 /// A random run of everything users, their devices and the app's backend may do to conversations,
 /// with devices that sync now and then, op by op.
 struct ConvergenceRun {
-    var random: SeededGenerator
+    var random: SplitMix64
     let seed: UInt64
     let users: [UserClient]
     let api: ServerClient
@@ -22,7 +22,7 @@ struct ConvergenceRun {
 
     init(seed: UInt64, users: [UserClient], api: ServerClient) {
         self.seed = seed
-        random = SeededGenerator(seed: seed)
+        random = SplitMix64(seed: seed)
         self.users = users
         self.api = api
     }
@@ -59,7 +59,7 @@ struct ConvergenceRun {
         }
     }
 
-    static func uuidText(_ random: inout SeededGenerator) -> String {
+    static func uuidText(_ random: inout SplitMix64) -> String {
         let high = random.next()
         let low = random.next()
         let hex = String(format: "%016llx%016llx", high, low)

@@ -1,4 +1,5 @@
 import Foundation
+import LayerModels
 import Testing
 
 @testable import STUNCodec
@@ -150,22 +151,5 @@ import Testing
         guard end >= 20, bytes[end] == 0x80, bytes[end + 1] == 0x28 else { return }
         let crc = bytes.withUnsafeBytes { CRC32.fingerprint(UnsafeRawBufferPointer(rebasing: $0[..<end])) }
         for index in 0..<4 { bytes[end + 4 + index] = UInt8(truncatingIfNeeded: crc >> (8 * (3 - index))) }
-    }
-}
-
-/// A small seeded generator, so that a failing round can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

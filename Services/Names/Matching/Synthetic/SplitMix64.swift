@@ -1,20 +1,8 @@
 import Foundation
+@_exported import struct LayerModels.SplitMix64
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny, fast, seedable generator, so that synthetic data
-/// is the same on every machine and run for a seed, which Foundation's random numbers are not.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The draws synthetic data makes of the suite's seeded generator.
+extension SplitMix64 {
     /// Uniform in 0..<1.
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
