@@ -21,8 +21,6 @@ public struct VoIPService: ConfigurableService {
     let sessionAuthenticator: SessionAuthenticator
     let auth: InternalClient
     let calls: Calls
-    /// Set by ``prepare(logger:)``, which runs once the schema is migrated.
-    let migrated = Latch()
     /// The STUN server's port: the configured one, or the one bound when that was 0.
     let stunPort: BoundPort
 
@@ -63,13 +61,11 @@ public struct VoIPService: ConfigurableService {
                 host: settings.stunHost, port: settings.stunPort, logger: Logger(label: "layer-voip.stun"),
                 onBound: { [stunPort] in stunPort.value = $0 }),
             CallSweeper(
-                calls: calls, graceSeconds: settings.callerGraceSeconds, migrated: migrated,
+                calls: calls, graceSeconds: settings.callerGraceSeconds,
                 logger: Logger(label: "layer-voip.calls")),
             calls.relationships.service(logger: Logger(label: "layer-voip.relationships")),
         ]
     }
-
-    public func prepare(logger: Logger) async throws { migrated.open() }
 
     /// Sessions and the apps' allowed origins are the auth service's.
     public var appOrigins: (any AppOriginSource)? { RemoteAppOrigins(auth: auth) }

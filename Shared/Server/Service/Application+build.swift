@@ -78,6 +78,7 @@ public func buildApplication(
         return try TLSChannel(http, configuration: tls)
     }
     let hosted = services
+    let migrated = MigrationGate()
     var app = Application(
         responder: CrossOriginResponder(
             DeadlineResponder(
@@ -90,7 +91,8 @@ public func buildApplication(
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),
             serverName: services.map(\.name).joined(separator: "+")),
-        services: [postgres] + extraServices + services.flatMap(\.backgroundServices),
+        services: [postgres] + extraServices
+            + services.flatMap(\.backgroundServices).map { AfterMigrations(base: $0, gate: migrated) },
         onServerRunning: { channel in
             listener.set("\(scheme)://127.0.0.1:\(channel.localAddress?.port ?? settings.port)")
             await onServerRunning(channel)
@@ -104,6 +106,7 @@ public func buildApplication(
         for service in services {
             try await service.prepare(logger: logger)
         }
+        migrated.open()
     }
     return app
 }

@@ -15,7 +15,7 @@ public protocol LayerService: Sendable {
     var openAPI: String { get }
     /// Checks beyond the database for `GET /health/ready`.
     var readiness: [String: OperationalRoutes.Check] { get }
-    /// Long-lived work that runs beside the HTTP server.
+    /// Long-lived work that runs beside the HTTP server, started once the migrations are applied.
     var backgroundServices: [any Service] { get }
     func addRoutes(to router: Router<LayerRequestContext>)
     /// Routes that may upgrade to a WebSocket. They are tried only for upgrade requests; one they

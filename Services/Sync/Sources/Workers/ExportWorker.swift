@@ -36,9 +36,6 @@ struct ExportWorker: Service {
                         await build(claimed)
                         continue
                     }
-                } catch let error as PSQLError where error.sqlState == "42P01" {
-                    // The server applies its migrations as it starts, beside this.
-                    logger.debug("Export tables not there yet", metadata: ["error": "\(String(reflecting: error))"])
                 } catch {
                     guard !Task.isCancelled else { break }
                     logger.warning("Export worker failed; trying again", metadata: ["error": "\(String(reflecting: error))"])

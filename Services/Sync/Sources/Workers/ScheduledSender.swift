@@ -34,9 +34,7 @@ struct ScheduledSender: Service {
                     pause = min(pause, max(Self.shortestSleep, .milliseconds(Int64((seconds * 1000).rounded(.up)))))
                 }
             } catch {
-                // Until the server has applied its migrations, the table may not be there yet.
-                let level: Logger.Level = (error as? PSQLError)?.sqlState == "42P01" ? .debug : .warning
-                logger.log(level: level, "Could not carry out delayed sends", metadata: ["error": "\(String(reflecting: error))"])
+                logger.warning("Could not carry out delayed sends", metadata: ["error": "\(String(reflecting: error))"])
             }
             let sleep = pause
             await cancelWhenGracefulShutdown { await alarm.wait(upTo: sleep) }

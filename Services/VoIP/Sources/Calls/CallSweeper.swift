@@ -10,8 +10,6 @@ import ServiceLifecycle
 struct CallSweeper: Service {
     let calls: Calls
     let graceSeconds: Int
-    /// Open once the schema is migrated: background services start beside the migrations.
-    let migrated: Latch
     let logger: Logger
     var tick: Duration = .milliseconds(250)
     var presenceEvery: Duration = .seconds(2)
@@ -20,7 +18,6 @@ struct CallSweeper: Service {
         var lastPresence = ContinuousClock.now
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: tick)
-            guard migrated.isOpen else { continue }
             do {
                 for call in try await calls.repository.missDue(logger: logger) { await calls.notify(call, logger: logger) }
                 if ContinuousClock.now - lastPresence >= presenceEvery {
