@@ -25,9 +25,7 @@ public struct CrossOriginResponder<Base: HTTPResponder>: HTTPResponder where Bas
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         if let refused = request.headers[.refusedUpgradeOrigin] {
-            var response = try AllowedOrigins.refusal(origin: refused).response(from: request, context: context)
-            response.headers[.requestID] = ErrorMiddleware.requestID(from: request)
-            return response
+            return try AllowedOrigins.refusal(origin: refused).response(from: request, context: context)
         }
         guard let origin = request.headers[.origin] else { return try await base.respond(to: request, context: context) }
         if CrossOrigin.isPreflight(request), await origins.allows(origin, app: nil, logger: context.logger) {
@@ -110,7 +108,6 @@ public enum CrossOrigin {
         response.headers[.accessControlAllowHeaders] = allowed.joined(separator: ", ")
         response.headers[.accessControlMaxAge] = maxAge
         response.headers[.vary] = "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
-        response.headers[.requestID] = ErrorMiddleware.requestID(from: request)
         return response
     }
 

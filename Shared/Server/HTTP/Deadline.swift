@@ -134,18 +134,13 @@ public struct DeadlineResponder<Base: HTTPResponder>: HTTPResponder where Base.C
             let limit = longerLimit(request.head).map { max($0, self.limit) } ?? self.limit
             return try await withDeadline(limit) { [request] in try await base.respond(to: request, context: context) }
         } catch let exceeded as DeadlineExceeded {
-            let requestID = ErrorMiddleware.requestID(from: request)
             context.logger.warning(
                 "Request deadline passed; answered 503",
-                metadata: [
-                    "request_id": "\(requestID)", "method": "\(request.method)", "limit": "\(exceeded.limit)",
-                ])
-            var response = try APIError(
+                metadata: ["method": "\(request.method)", "limit": "\(exceeded.limit)"])
+            return try APIError(
                 .serviceUnavailable, "The request did not complete in time; try again.",
                 headers: [.retryAfter: "1"]
             ).response(from: request, context: context)
-            response.headers[.requestID] = requestID
-            return response
         }
     }
 }

@@ -5,9 +5,9 @@ import LayerModels
 import Logging
 import PostgresNIO
 
-/// The outermost middleware: gives every request an id (kept from `X-Request-Id` when the caller
-/// sent a sane one), puts it in the logs and the response, and renders every error in the API's
-/// shape. Anything that is not a client's fault is logged in full and answered with an opaque 500.
+/// Renders every error of the routes in the API's shape. Anything that is not a client's fault is
+/// logged in full and answered with an opaque 500. (The request's id, in its logs and its answer,
+/// is given outside, by ``RequestIdentityResponder``.)
 public struct ErrorMiddleware: RouterMiddleware {
     public typealias Context = LayerRequestContext
     let routes: RouteTable
@@ -19,26 +19,11 @@ public struct ErrorMiddleware: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let requestID = Self.requestID(from: request)
-        var context = context
-        context.logger[metadataKey: "request_id"] = .string(requestID)
-        var response: Response
         do {
-            response = try await next(request, context)
+            return try await next(request, context)
         } catch {
-            response = try render(error, request: request, context: context)
+            return try render(error, request: request, context: context)
         }
-        response.headers[.requestID] = requestID
-        return response
-    }
-
-    static func requestID(from request: Request) -> String {
-        if let given = request.headers[.requestID], (1...128).contains(given.count),
-            given.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
-        {
-            return given
-        }
-        return UUID().uuidString.lowercased()
     }
 
     func render(_ error: any Error, request: Request, context: Context) throws -> Response {

@@ -80,13 +80,14 @@ public func buildApplication(
     let hosted = services
     let migrated = MigrationGate()
     var app = Application(
-        responder: CrossOriginResponder(
-            DeadlineResponder(
-                FormQueryResponder(MethodOverrideResponder(router.buildResponder())), limit: settings.requestTimeout,
-                largestBody: { head in hosted.lazy.compactMap { $0.largestRequestBody(head) }.first ?? 4 * 1024 * 1024 },
-                longerLimit: { head in hosted.lazy.compactMap { $0.requestDeadline(head) }.first },
-                isExempt: { head in hosted.contains { $0.streamsRequestBody(head) } }),
-            origins: dependencies.origins),
+        responder: RequestIdentityResponder(
+            CrossOriginResponder(
+                DeadlineResponder(
+                    FormQueryResponder(MethodOverrideResponder(router.buildResponder())), limit: settings.requestTimeout,
+                    largestBody: { head in hosted.lazy.compactMap { $0.largestRequestBody(head) }.first ?? 4 * 1024 * 1024 },
+                    longerLimit: { head in hosted.lazy.compactMap { $0.requestDeadline(head) }.first },
+                    isExempt: { head in hosted.contains { $0.streamsRequestBody(head) } }),
+                origins: dependencies.origins)),
         server: httpServer,
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),

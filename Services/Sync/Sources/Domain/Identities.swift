@@ -43,7 +43,8 @@ struct Identities: Sendable {
     func identity(_ user: String, _ scope: Scope) async throws -> IdentityObject {
         guard let viewer = scope.viewer else {
             return try await repositories.read(logger: scope.logger) { connection in
-                guard let record = try await repositories.identities.identity(app: scope.app, user: user, connection, scope.logger)
+                guard
+                    let record = try await repositories.identities.identity(app: scope.app, user: user, connection, scope.logger)
                 else {
                     throw APIError.notFound("The user '\(user)'")
                 }

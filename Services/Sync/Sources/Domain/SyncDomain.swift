@@ -35,7 +35,8 @@ struct SyncDomain: Sendable {
             repositories: repositories, views: views, recorder: IdentityRecorder(repositories: repositories),
             directory: directory)
         let conversations = Conversations(repositories: repositories, views: views)
-        let content = RichContent(repositories: repositories, views: views, conversations: conversations, settings: contentSettings)
+        let content = RichContent(
+            repositories: repositories, views: views, conversations: conversations, settings: contentSettings)
         let channels = Channels(repositories: repositories, views: views, content: content)
         let messages = Messages(
             repositories: repositories, views: views, relationships: relationships, conversations: conversations,

@@ -47,7 +47,8 @@ extension Push {
             let members = try await repositories.devices.currentParticipants(
                 app: app, conversation: conversation, connection, logger)
             guard members.contains(user) else { throw APIError.notFound("The conversation") }
-            var presenter = Presenter(app: app, viewer: user, urls: urls, links: links, reads: PresenterReads(connection), logger: logger)
+            var presenter = Presenter(
+                app: app, viewer: user, urls: urls, links: links, reads: PresenterReads(connection), logger: logger)
             try await presenter.loadIdentities([user])
             return try jsonValue(presenter.basicIdentity(user))
         }

@@ -87,7 +87,8 @@ extension Push {
         let entries = try await repositories.changelog.changelog(
             app: app, after: positions, limit: settings.batch, connection, logger)
         guard !entries.isEmpty else { return [:] }
-        let presenter = Presenter(app: app, viewer: nil, urls: urls, links: links, reads: PresenterReads(connection), logger: logger)
+        let presenter = Presenter(
+            app: app, viewer: nil, urls: urls, links: links, reads: PresenterReads(connection), logger: logger)
         let operations = try await presenter.operations(entries)
         var moved = Set<ConversationUser>()
         for entry in entries {

@@ -13,7 +13,8 @@ extension ServerAPIController {
 
     /// The identities of whom the user follows, as the user sees them.
     @Sendable func listFollowedIdentities(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        try await FollowingController.listIdentities(request, domain.following, try await domain.actingUserScope(request, context))
+        try await FollowingController.listIdentities(
+            request, domain.following, try await domain.actingUserScope(request, context))
     }
 
     @Sendable func followMany(_ request: Request, context: LayerRequestContext) async throws -> Response {
