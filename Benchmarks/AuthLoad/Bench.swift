@@ -51,6 +51,8 @@ struct Bench {
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-bench-\(getpid())")
         let embedded = try EmbeddedPostgres.start(directory: directory, logger: logger)
+        // Gone with the benchmark however it ends, killed mid-run included.
+        try embedded.stopAndRemoveAfterExit(of: getpid())
         defer { embedded.stopAndRemove() }
         var database = embedded.settings
         database.maxConnections = options.connections

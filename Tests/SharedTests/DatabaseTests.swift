@@ -127,6 +127,29 @@ import Testing
         #expect(try await Self.query(second.settings, "SELECT to_regclass('gone')::text") == nil)
     }
 
+    /// As root a cluster outlives its data directory. One whose data directory was deleted without
+    /// stopping it (a benchmark killed mid-run, a script's temporary `layer dev`) is stopped and
+    /// removed by the next start of any embedded cluster, and nothing else is.
+    @Test(.enabled(if: geteuid() == 0, "only root's cluster lives outside the data directory"))
+    func theClusterOfADeletedDataDirectoryIsRemovedByTheNextStart() async throws {
+        let fileManager = FileManager.default
+        let gone = fileManager.temporaryDirectory.appendingPathComponent("layer-embedded-\(UUID().uuidString)")
+        let kept = fileManager.temporaryDirectory.appendingPathComponent("layer-embedded-\(UUID().uuidString)")
+        let next = fileManager.temporaryDirectory.appendingPathComponent("layer-embedded-\(UUID().uuidString)")
+        let orphan = try EmbeddedPostgres.start(directory: gone, logger: .test)
+        let survivor = try EmbeddedPostgres.start(directory: kept, logger: .test)
+        defer { survivor.stopAndRemove() }
+        let orphanPID = try #require(EmbeddedPostgres.runningPID(orphan.dataDirectory))
+        try fileManager.removeItem(at: gone)
+
+        let third = try EmbeddedPostgres.start(directory: next, logger: .test)
+        defer { third.stopAndRemove() }
+        #expect(kill(orphanPID, 0) != 0, "the orphan's server was stopped")
+        #expect(!fileManager.fileExists(atPath: EmbeddedPostgres.serverFolder(for: gone).path))
+        #expect(EmbeddedPostgres.runningPID(survivor.dataDirectory) != nil, "a cluster whose directory is there runs on")
+        #expect(try await Self.query(survivor.settings, "SELECT 'alive'") == "alive")
+    }
+
     /// Runs `sql` (statements separated by `; `) and returns the first column of the last row.
     static func query(_ settings: DatabaseSettings, _ sql: String) async throws -> String? {
         let client = settings.makeClient(logger: .test)

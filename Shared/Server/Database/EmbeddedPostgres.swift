@@ -46,6 +46,7 @@ public final class EmbeddedPostgres: Sendable {
         guard let bin = findBinaries() else { throw Failure.binariesNotFound }
         let fileManager = FileManager.default
         try Secrets.createPrivateDirectory(at: directory)
+        removeOrphanedClusters(logger: logger)
         let serverDirectory = try serverDirectory(for: directory, logger: logger)
         let data = serverDirectory.appendingPathComponent("postgres")
         let passwordFile = directory.appendingPathComponent("postgres.password")
@@ -199,6 +200,8 @@ public final class EmbeddedPostgres: Sendable {
         guard elsewhere != directory else { return directory }
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: elsewhere.path)
+        // Whose cluster this is, so that it goes once that data directory is gone.
+        try Data(directory.standardizedFileURL.path.utf8).write(to: elsewhere.appendingPathComponent(ownerFile))
         logger.debug(
             "As root, the PostgreSQL cluster lives outside the data directory", metadata: ["cluster": "\(elsewhere.path)"])
         return elsewhere
@@ -212,6 +215,39 @@ public final class EmbeddedPostgres: Sendable {
         guard isRoot else { return directory }
         let name = SHA256.hash(data: Data(directory.path.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         return URL(fileURLWithPath: "/var/lib/layerline").appendingPathComponent(name)
+    }
+
+    /// The file of a cluster's folder under /var/lib/layerline that names its data directory.
+    static let ownerFile = "data-directory"
+
+    /// As root: stops and deletes the clusters under /var/lib/layerline whose temporary data
+    /// directory is gone, which nothing could ever reach again (a benchmark or a script that ran
+    /// `layer dev` on a temporary directory and deleted it, or was killed, leaves one behind,
+    /// server and all). Only temporary directories: one elsewhere may be on a disk that is merely
+    /// not mounted now.
+    static func removeOrphanedClusters(logger: Logger) {
+        guard isRoot else { return }
+        let fileManager = FileManager.default
+        let root = URL(fileURLWithPath: "/var/lib/layerline")
+        let temporary = fileManager.temporaryDirectory.standardizedFileURL.path
+        for name in (try? fileManager.contentsOfDirectory(atPath: root.path)) ?? [] {
+            let folder = root.appendingPathComponent(name)
+            guard let owner = try? String(contentsOf: folder.appendingPathComponent(ownerFile), encoding: .utf8),
+                owner.hasPrefix(temporary + "/"), !fileManager.fileExists(atPath: owner)
+            else { continue }
+            let data = folder.appendingPathComponent("postgres")
+            if let pid = runningPID(data) {
+                kill(pid, SIGINT)  // PostgreSQL's fast shutdown
+                for _ in 0..<100 where kill(pid, 0) == 0 { usleep(100_000) }
+            }
+            do {
+                try fileManager.removeItem(at: folder)
+                logger.notice(
+                    "Removed the PostgreSQL cluster of a deleted data directory", metadata: ["data_directory": "\(owner)"])
+            } catch {
+                logger.warning("Could not remove an orphaned PostgreSQL cluster", metadata: ["folder": "\(folder.path)"])
+            }
+        }
     }
 
     /// Moves a cluster made by an earlier version, when root's data directory was open to others
@@ -266,7 +302,7 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// The process id of a server running on this data directory, if any.
-    static func runningPID(_ data: URL) -> pid_t? {
+    public static func runningPID(_ data: URL) -> pid_t? {
         guard let lines = postmasterLines(data), lines.count > 3, let pid = Int32(lines[0]), kill(pid, 0) == 0
         else { return nil }
         return pid
