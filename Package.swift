@@ -179,8 +179,9 @@ let package = Package(
                 dependencies: [
                     "LayerServer", "LayerSuite", "NameMatching", httpClient, cryptoExtras,
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ] + serviceLibraries,
-                path: "Benchmarks/AuthLoad",
+                path: "Benchmarks/LayerBench",
                 swiftSettings: swiftSettings
             ),
             .target(

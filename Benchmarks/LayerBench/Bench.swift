@@ -1,3 +1,4 @@
+import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import LayerAuth
@@ -30,12 +31,23 @@ import _CryptoExtras
 /// figures are measured instead; with `push`, the WebSocket latency and memory (PushBench.swift);
 /// with `stun`, the STUN server against coturn's, without PostgreSQL (STUNBench.swift).
 @main
-struct Bench {
-    static func main() async throws {
-        var arguments = CommandLine.arguments.dropFirst()
-        let mode =
-            ["sync", "push", "names", "voip", "stun"].contains(arguments.first ?? "") ? arguments.removeFirst() : "auth"
-        var options = Options(arguments)
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "layer-bench",
+        abstract: "Load figures for BENCHMARKS.md, against a private PostgreSQL and the services in this process.")
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case auth, sync, push, names, voip, stun
+    }
+
+    @Argument(help: "What to measure.")
+    var mode: Mode = .auth
+
+    @OptionGroup var flags: Options.Flags
+
+    func run() async throws {
+        let mode = self.mode.rawValue
+        var options = Options(flags)
         raiseOpenFileLimit(to: 65536)
         if mode == "stun" {
             try await STUNBench(seconds: options.seconds, inFlight: options.inFlight).run()
@@ -43,10 +55,10 @@ struct Bench {
         }
         if mode == "push" {
             // Open-loop sends need more connections than the closed-loop figures, and longer steps.
-            if !arguments.contains("--clients") { options.clients = 32 }
-            if !arguments.contains("--seconds") { options.seconds = 10 }
+            if flags.clients == nil { options.clients = 32 }
+            if flags.seconds == nil { options.seconds = 10 }
         }
-        if mode == "voip", !arguments.contains("--rates") { options.rates = [100] }
+        if mode == "voip", flags.rates == nil { options.rates = [100] }
         var logger = Logger(label: "bench")
         logger.logLevel = .warning
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-bench-\(getpid())")
@@ -147,28 +159,37 @@ struct Options {
     /// `stun`: requests the client keeps outstanding.
     var inFlight = 32
 
-    init(_ arguments: ArraySlice<String>) {
-        var arguments = arguments
-        while let flag = arguments.popFirst() {
-            let value = arguments.popFirst() ?? ""
-            switch flag {
-            case "--clients": clients = Int(value) ?? clients
-            case "--sessions": sessions = Int(value) ?? sessions
-            case "--seconds": seconds = Double(value) ?? seconds
-            case "--connections": connections = Int(value) ?? connections
-            case "--sockets": sockets = Int(value) ?? sockets
-            case "--rates": rates = value.split(separator: ",").compactMap { Int($0) }
-            case "--idle-sockets": idleSockets = Int(value) ?? idleSockets
-            case "--histories": histories = value.split(separator: ",").compactMap { Int($0) }
-            case "--first-sync": firstSync = Int(value)
-            case "--records": records = value.split(separator: ",").compactMap { Int($0) }
-            case "--in-flight": inFlight = Int(value) ?? inFlight
-            case "--without-names":
-                withoutNames = true
-                if !value.isEmpty { arguments.insert(value, at: arguments.startIndex) }
-            default: print("unknown option \(flag)")
-            }
-        }
+    /// The command line's options; those left out keep the defaults above (or the mode's own).
+    struct Flags: ParsableArguments {
+        @Option(help: "Concurrent clients.") var clients: Int?
+        @Option(help: "auth: sessions opened.") var sessions: Int?
+        @Option(help: "Seconds of each step.") var seconds: Double?
+        @Option(help: "PostgreSQL pool connections.") var connections: Int?
+        @Option(help: "push: WebSockets of the latency steps.") var sockets: Int?
+        @Option(help: "push, voip: send rates per second, comma-separated; `none` for none.") var rates: String?
+        @Option(help: "push: idle WebSockets for the memory figure.") var idleSockets: Int?
+        @Option(help: "push: instead, latency into conversations of these many messages, comma-separated.")
+        var histories: String?
+        @Option(help: "sync: only the first sync of a user in this many conversations.") var firstSync: Int?
+        @Option(help: "names: sizes of the stores imported, comma-separated.") var records: String?
+        @Flag(help: "sync: leave the names service out.") var withoutNames = false
+        @Option(help: "stun: requests kept outstanding.") var inFlight: Int?
+    }
+
+    init(_ flags: Flags) {
+        func numbers(_ text: String) -> [Int] { text.split(separator: ",").compactMap { Int($0) } }
+        clients = flags.clients ?? clients
+        sessions = flags.sessions ?? sessions
+        seconds = flags.seconds ?? seconds
+        connections = flags.connections ?? connections
+        sockets = flags.sockets ?? sockets
+        rates = flags.rates.map(numbers) ?? rates
+        idleSockets = flags.idleSockets ?? idleSockets
+        histories = flags.histories.map(numbers) ?? histories
+        firstSync = flags.firstSync
+        records = flags.records.map(numbers) ?? records
+        withoutNames = flags.withoutNames
+        inFlight = flags.inFlight ?? inFlight
     }
 }
 
