@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import LayerModels
 import LayerServer
 import NIOCore
@@ -165,6 +166,33 @@ extension OpenAPIDocument {
                 #expect(
                     name.hasPrefix(prefix), "components.\(section).\(name) is not named after the service",
                     sourceLocation: sourceLocation)
+            }
+        }
+    }
+}
+
+extension CheckedAPI {
+    /// Serves `plan` — a second instance of this document's service whose auth service is nowhere
+    /// (its auth URL names port 1, where nothing listens) — and checks what it answers then, as
+    /// every service that checks sessions with auth must: each of `requests` (authenticated ones
+    /// among them) 503 `service_unavailable`, and readiness 503 naming auth `unavailable`, all as
+    /// documented. `more` looks further at the orphan.
+    public func checkWithoutAuth(
+        _ plan: ServicePlan, internalToken: String, requests: [(HTTPMethod, String, [(String, String)])],
+        more: @Sendable (TestClient) async throws -> Void = { _ in }, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await HTTPClient.withImpatientClient { impatient in
+            try await LiveServer.run([plan], settings: ServerSettings(internalToken: internalToken), http: impatient) { server in
+                let orphan = TestClient(baseURL: server.baseURL, http: server.http)
+                for (method, path, headers) in requests {
+                    let response = try await orphan.request(method, path, headers: headers)
+                    check(response, method.rawValue, path, 503, sourceLocation: sourceLocation)
+                    #expect(response.errorID == "service_unavailable", sourceLocation: sourceLocation)
+                }
+                let ready = try await orphan.request(.GET, "/health/ready", accept: nil)
+                check(ready, "GET", "/health/ready", 503, sourceLocation: sourceLocation)
+                #expect(ready.json?["checks"]?["auth"] == "unavailable", sourceLocation: sourceLocation)
+                try await more(orphan)
             }
         }
     }
