@@ -154,6 +154,14 @@ let package = Package(
             resources: [.embedInCode("openapi-common.yaml")],
             swiftSettings: swiftSettings
         ),
+        // What only `layer dev`, the benchmarks and the tests use (a private PostgreSQL, child
+        // processes, a demo backend's token signer), so that no service's executable carries it.
+        .target(
+            name: "LayerDevelopment",
+            dependencies: ["LayerServer", "LayerModels", crypto, cryptoExtras, logging],
+            path: "Shared/Development",
+            swiftSettings: swiftSettings
+        ),
     ]
         + services.flatMap(\.targets)
         + [
@@ -167,7 +175,7 @@ let package = Package(
             .executableTarget(
                 name: "layer",
                 dependencies: [
-                    "LayerServer", "LayerSuite", cryptoExtras,
+                    "LayerServer", "LayerSuite", "LayerDevelopment", cryptoExtras,
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                     .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 ],
@@ -177,7 +185,7 @@ let package = Package(
             .executableTarget(
                 name: "layer-bench",
                 dependencies: [
-                    "LayerServer", "LayerSuite", "NameMatching", httpClient, cryptoExtras,
+                    "LayerServer", "LayerSuite", "LayerDevelopment", "NameMatching", httpClient, cryptoExtras,
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ] + serviceLibraries,
@@ -187,7 +195,7 @@ let package = Package(
             .target(
                 name: "LayerTesting",
                 dependencies: [
-                    "LayerServer", "LayerModels", "LayerSuite", httpClient, cryptoExtras,
+                    "LayerServer", "LayerModels", "LayerSuite", "LayerDevelopment", httpClient, cryptoExtras,
                     .product(name: "HummingbirdTesting", package: "hummingbird"),
                     .product(name: "HummingbirdTLS", package: "hummingbird"),
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -198,7 +206,7 @@ let package = Package(
             ),
             .testTarget(
                 name: "SharedTests",
-                dependencies: ["LayerServer", "LayerModels", "LayerTesting"],
+                dependencies: ["LayerServer", "LayerModels", "LayerDevelopment", "LayerTesting"],
                 path: "Tests/SharedTests",
                 swiftSettings: swiftSettings
             ),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import LayerDevelopment
 import LayerAuth
 import LayerModels
 import LayerNames

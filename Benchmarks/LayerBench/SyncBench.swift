@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LayerDevelopment
 import LayerModels
 import LayerServer
 import Logging

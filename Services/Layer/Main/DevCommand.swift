@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LayerDevelopment
 import LayerServer
 import LayerSuite
 import Logging

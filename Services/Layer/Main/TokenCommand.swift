@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LayerDevelopment
 import LayerModels
 import LayerServer
 import _CryptoExtras

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LayerServer
 import Logging
 
 /// A private PostgreSQL cluster started from the machine's own PostgreSQL binaries: what

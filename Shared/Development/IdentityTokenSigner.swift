@@ -1,4 +1,5 @@
 import Foundation
+import LayerServer
 import LayerModels
 import _CryptoExtras
 
