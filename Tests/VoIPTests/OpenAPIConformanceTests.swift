@@ -107,6 +107,15 @@ struct OpenAPIConformanceTests {
             try await api.call(.GET, "/calls?page_size=500", 422, as: bob)
             try await api.call(.POST, "/calls", 422, as: alice, json: ["callee": .string(alice.identity), "caller_token": "t"])
             try await api.call(.GET, "/turn-credentials", 200, as: alice)
+
+            // Blocks, the allowance of calls (10 a minute: every attempt counts) and suspension.
+            try await bob.block(alice)
+            try await api.call(.POST, "/calls", 422, as: alice, json: place)
+            for _ in 0..<10 { _ = try await api.voip.request(.POST, "/calls", headers: alice.headers, json: place) }
+            try await api.call(.POST, "/calls", 429, as: alice, json: place)
+            let carol = try await api.harness.user("carol")
+            try await api.harness.suspend(carol)
+            try await api.call(.GET, "/turn-credentials", 403, as: carol)
         }
     }
 }

@@ -84,6 +84,7 @@ public struct SyncService: ConfigurableService {
         SignalsController(push: push).addRoutes(to: internalRoutes)
         SessionsEndedController(push: push).addRoutes(to: internalRoutes)
         DirectoryController(service: context).addRoutes(to: internalRoutes)
+        DirectoryController(service: context).addCallRoutes(to: internalRoutes)
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {
