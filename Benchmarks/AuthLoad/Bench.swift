@@ -55,7 +55,7 @@ struct Bench {
         var database = embedded.settings
         database.maxConnections = options.connections
         let operatorToken = Secrets.randomToken()
-        var server = ServerSettings(internalToken: Secrets.randomToken())
+        var server = ServerSettings()
         server.port = 0
         server.database = database
         // Rate limits out of the way.
@@ -63,7 +63,9 @@ struct Bench {
         server.rateLimits = RateLimits(nonces: unlimited, sessions: unlimited, certificates: unlimited)
         let postgres = database.makeClient(logger: logger)
         // The suite from its catalogue, as `layer dev` makes it.
-        var reader = SettingsReader(["LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench"])
+        var reader = SettingsReader([
+            "LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench", "LAYER_CONTENT_LINK_SECRET": "bench",
+        ])
         let services = Suite.configured(from: &reader).filter { service in
             switch mode {
             case "auth": service.name == AuthService.name
@@ -89,13 +91,14 @@ struct Bench {
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, options.clients)
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             let runner = Runner(
-                base: "http://127.0.0.1:\(port)", operatorToken: operatorToken, internalToken: server.internalToken,
+                base: "http://127.0.0.1:\(port)", operatorToken: operatorToken,
+                internalToken: server.internalTokens.token(of: SyncService.name),
                 options: options, http: http)
             if mode == "push" {
                 let (app, signer) = try await runner.registerApp()
                 let sync = SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app)
                 try await PushRunner(
-                    sync: sync, base: runner.base, database: database, internalToken: server.internalToken, logger: logger
+                    sync: sync, base: runner.base, database: database, internalTokens: server.internalTokens, logger: logger
                 ).run()
             } else if mode == "voip" {
                 let (app, signer) = try await runner.registerApp()
@@ -170,6 +173,7 @@ struct Options {
 struct Runner {
     let base: String
     let operatorToken: String
+    /// A token the introspection route accepts (the sync service's).
     let internalToken: String
     let options: Options
     /// Keeps a connection per client.

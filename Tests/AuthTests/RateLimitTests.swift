@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func behindATrustedProxyEachForwardedClientHasItsOwnBucket() async throws {
-        let settings = ServerSettings(internalToken: Secrets.randomToken(), trustedProxies: ["127.0.0.1"])
+        let settings = ServerSettings(trustedProxies: ["127.0.0.1"])
         try await AuthFixture.run(rateLimits: Self.tight, settings: settings) { auth in
             let first = [("X-Forwarded-For", "203.0.113.7")]
             var statuses: [Int] = []

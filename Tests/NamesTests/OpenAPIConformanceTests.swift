@@ -47,7 +47,7 @@ struct OpenAPIConformanceTests {
         try await NamesHarness.run { harness in
             try await LiveServer.run(
                 [NamesService.configured(NamesSettings(authURL: harness.client.baseURL))],
-                settings: ServerSettings(internalToken: harness.fixture.internalToken)
+                settings: ServerSettings(internalTokens: harness.fixture.internalTokens)
             ) { server in
                 let names = TestClient(baseURL: server.baseURL, http: server.http)
                 let served = try await names.request(.GET, "/openapi.yaml", accept: nil)
@@ -73,7 +73,7 @@ struct OpenAPIConformanceTests {
                 of: [
                     NamesService(
                         settings: NamesSettings(authURL: "http://127.0.0.1:1"),
-                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
+                        dependencies: ServiceDependencies(server: ServerSettings(), postgres: api.postgres)
                     )
                 ], postgres: api.postgres)
             #expect(served.contains("get /apps/{app}/persons/duplicates") && served.contains("post /route"))
@@ -134,7 +134,7 @@ struct OpenAPIConformanceTests {
             // A second names service whose auth service is nowhere (nothing listens on port 1).
             try await LiveServer.run(
                 [NamesService.configured(NamesSettings(authURL: "http://127.0.0.1:1"))],
-                settings: ServerSettings(internalToken: api.harness.fixture.internalToken), http: impatient
+                settings: ServerSettings(internalTokens: api.harness.fixture.internalTokens), http: impatient
             ) { server in
                 let orphan = TestClient(baseURL: server.baseURL, http: server.http)
                 let alice = try await api.harness.user("alice")

@@ -53,7 +53,7 @@ struct OpenAPIConformanceTests {
         try await SyncHarness.run { harness in
             try await LiveServer.run(
                 [SyncService.configured(SyncSettings(authURL: harness.client.baseURL))],
-                settings: ServerSettings(internalToken: harness.fixture.internalToken)
+                settings: ServerSettings(internalTokens: harness.fixture.internalTokens)
             ) { server in
                 let sync = TestClient(baseURL: server.baseURL, http: server.http)
                 let served = try await sync.request(.GET, "/openapi.yaml", accept: nil)
@@ -79,7 +79,7 @@ struct OpenAPIConformanceTests {
                 of: [
                     SyncService(
                         settings: SyncSettings(authURL: "http://127.0.0.1:1"),
-                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
+                        dependencies: ServiceDependencies(server: ServerSettings(), postgres: api.postgres)
                     )
                 ], postgres: api.postgres)
             document.expectDescribes(exactly: served)
@@ -135,7 +135,7 @@ struct OpenAPIConformanceTests {
             // A second sync service whose auth service is nowhere (nothing listens on port 1).
             try await LiveServer.run(
                 [SyncService.configured(SyncSettings(authURL: "http://127.0.0.1:1"))],
-                settings: ServerSettings(internalToken: api.harness.fixture.internalToken), http: impatient
+                settings: ServerSettings(internalTokens: api.harness.fixture.internalTokens), http: impatient
             ) { server in
                 let orphan = TestClient(baseURL: server.baseURL, http: server.http)
                 let session = try await api.harness.user("alice")

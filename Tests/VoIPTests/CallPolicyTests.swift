@@ -57,7 +57,7 @@ import Testing
             // A replica whose sync service is unreachable (nothing listens on port 9 of loopback).
             (settings.authURL, settings.syncURL) = (harness.client.baseURL, "http://127.0.0.1:9")
             try await LiveServer.run(
-                [VoIPService.configured(settings)], settings: ServerSettings(internalToken: harness.fixture.internalToken)
+                [VoIPService.configured(settings)], settings: ServerSettings(internalTokens: harness.fixture.internalTokens)
             ) { replica in
                 let alice = try await harness.user("alice")
                 let bob = try await harness.user("bob")

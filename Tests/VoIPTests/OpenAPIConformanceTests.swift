@@ -28,7 +28,7 @@ struct OpenAPIConformanceTests {
             let base = harness.client.baseURL
             let settings = VoIPSettings(authURL: base, syncURL: base, stunPort: 0, turnSecret: "conformance")
             try await LiveServer.run(
-                [VoIPService.configured(settings)], settings: ServerSettings(internalToken: harness.fixture.internalToken)
+                [VoIPService.configured(settings)], settings: ServerSettings(internalTokens: harness.fixture.internalTokens)
             ) { server in
                 let voip = TestClient(baseURL: server.baseURL, http: server.http)
                 let served = try await voip.request(.GET, "/openapi.yaml", accept: nil)
@@ -48,7 +48,7 @@ struct OpenAPIConformanceTests {
                 of: [
                     VoIPService(
                         settings: VoIPSettings(stunPort: 0),
-                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
+                        dependencies: ServiceDependencies(server: ServerSettings(), postgres: api.postgres)
                     )
                 ], postgres: api.postgres)
             #expect(served.contains("post /calls/{call}/answer") && served.contains("get /turn-credentials"))

@@ -53,7 +53,7 @@ import Testing
     @Test("Credentials go only to a live session: at once refused after logout, and after suspension")
     func credentialsNeedALiveSession() async throws {
         // Other routes may trust an introspection for a minute here; this one asks every time.
-        let server = ServerSettings(internalToken: Secrets.randomToken(), introspectionCacheTTL: .seconds(60))
+        let server = ServerSettings(introspectionCacheTTL: .seconds(60))
         try await AuthFixture.run(settings: server, withVoIP: VoIPSettings(stunPort: 0, turnSecret: "t")) { fixture in
             let harness = VoIPHarness(fixture: fixture)
             let alice = try await harness.user("alice")

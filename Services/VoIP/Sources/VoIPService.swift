@@ -34,14 +34,15 @@ public struct VoIPService: ConfigurableService {
         let server = dependencies.server
         self.settings = settings
         stunPort = BoundPort(settings.stunPort)
+        let token = server.internalTokens.token(of: Self.name)
         auth = InternalClient(
-            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
+            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: token,
             http: dependencies.http)
         let sync = InternalClient(
-            baseURL: dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL), token: server.internalToken,
+            baseURL: dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL), token: token,
             http: dependencies.http)
         let names = dependencies.optionalPeerURL(InternalAPI.Service.names, configured: settings.namesURL).map {
-            InternalClient(baseURL: $0, token: server.internalToken, http: dependencies.http)
+            InternalClient(baseURL: $0, token: token, http: dependencies.http)
         }
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         freshSessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters, cached: false)
