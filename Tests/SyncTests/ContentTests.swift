@@ -191,6 +191,11 @@ struct ContentTests {
             }
             let fresh = links.url(.download, content: uuid, urls: urls).url
             #expect(Array(buffer: try await harness.client.download(fresh).body) == payload)
+            // Links have a key of their own: one signed with an internal token (their key once) is refused.
+            for token in harness.fixture.internalTokens.byService.values {
+                let signed = ContentLinks(secret: token).url(.download, content: uuid, urls: urls).url
+                #expect(try await harness.client.download(signed).status == 403)
+            }
         }
     }
 
