@@ -93,6 +93,10 @@ import Testing
 
         let (dev, info) = try await startDev(in: directory)
         let client = TestClient(baseURL: info.base_url)
+        // The banner follows dev.json, and its output is read as it comes: it may take a moment.
+        for _ in 0..<100 where !dev.output.contains("Layerline is running at") {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         #expect(dev.output.contains("Layerline is running at \(info.base_url)"))
         try expectPrivate(directory)
 
@@ -209,7 +213,8 @@ import Testing
 
             // The secret is in coturn's settings file, the data directory's alone, not on its command line.
             let pidFile = directory.appendingPathComponent("coturn/turnserver.pid")
-            turnPID = try #require(pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            turnPID = try #require(
+                pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
             let command = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(turnPID)/cmdline"))
             #expect(String(decoding: command, as: UTF8.self).contains("turnserver"))
             #expect(!String(decoding: command, as: UTF8.self).contains(info.turn_secret))

@@ -35,7 +35,8 @@ struct DevTURNServer: Service {
         }
         let folder = directory.appendingPathComponent("coturn")
         try Secrets.createPrivateDirectory(at: folder)
-        try Secrets.writePrivately(Data("static-auth-secret=\(secret)\n".utf8), to: folder.appendingPathComponent("turnserver.conf"))
+        try Secrets.writePrivately(
+            Data("static-auth-secret=\(secret)\n".utf8), to: folder.appendingPathComponent("turnserver.conf"))
         let ip = host == "localhost" ? "127.0.0.1" : host
         let wildcard = ip == "0.0.0.0" || ip == "::"
         let loopback = ip == "127.0.0.1" || ip == "::1"
