@@ -142,6 +142,9 @@ MUST_DENY = {
     "IPv4-mapped IPv6": ["::ffff:10.0.0.1", "::ffff:127.0.0.1"],
 }
 FLAGS = ("use-auth-secret", "no-cli", "fingerprint", "no-multicast-peers")
+# The services that call each service's internal routes (`internalCallers` of each service's
+# Swift type): a service is given its own internal token and theirs, and no other.
+INTERNAL_CALLERS = {"auth": ["sync", "names", "voip"], "sync": ["auth", "voip"], "names": ["sync", "voip"], "voip": []}
 FORBIDDEN = ("no-auth", "allow-loopback-peers", "lt-cred-mech", "cli-password", "web-admin")
 
 
@@ -156,12 +159,15 @@ def entrypoint_expand(arguments, environment):
 
 
 def options(arguments):
-    """`--name=value` and `--name` arguments as {name: [values]} (None for a bare flag)."""
+    """`--name=value` and `--name` arguments as {name: [values]} (None for a bare flag); the
+    settings file of `-c <file>` as {"c": [file]}."""
     parsed = {}
-    for argument in arguments:
+    for index, argument in enumerate(arguments):
         if argument.startswith("--"):
             name, equals, value = argument[2:].partition("=")
             parsed.setdefault(name, []).append(value if equals else None)
+        elif argument == "-c":
+            parsed.setdefault("c", []).append(arguments[index + 1] if index + 1 < len(arguments) else None)
     return parsed
 
 
@@ -189,8 +195,11 @@ def problems(parsed, extra_denied=()):
     """What is wrong with coturn's options; extra_denied: (name, network) that must be denied too."""
     found = [f"no --{flag}" for flag in FLAGS if flag not in parsed]
     found += [f"--{flag} is given" for flag in FORBIDDEN if flag in parsed]
-    if not (parsed.get("static-auth-secret") or [""])[0]:
-        found.append("no --static-auth-secret")
+    # Its secret comes from a settings file: on the command line, any user of the host sees it.
+    if "static-auth-secret" in parsed:
+        found.append("--static-auth-secret is on its command line (give it in its settings file, -c)")
+    if not (parsed.get("c") or [""])[0]:
+        found.append("no settings file (-c) to read its static-auth-secret from")
     if not (parsed.get("realm") or [""])[0]:
         found.append("no --realm")
     ranges, bad = denied_ranges([v for v in parsed.get("denied-peer-ip", []) if v is not None])
@@ -231,24 +240,26 @@ PY
 # The operator's environment and any .env file are kept out, so the results depend only on the
 # file and the variables given here.
 compose_config() {
-    env -u LAYER_INTERNAL_TOKEN -u LAYER_OPERATOR_TOKEN -u LAYER_TURN_SECRET -u POSTGRES_PASSWORD -u COMPOSE_FILE \
-        -u COMPOSE_PROFILES "$@" \
+    env -u LAYER_INTERNAL_TOKEN_AUTH -u LAYER_INTERNAL_TOKEN_SYNC -u LAYER_INTERNAL_TOKEN_NAMES \
+        -u LAYER_INTERNAL_TOKEN_VOIP -u LAYER_CONTENT_LINK_SECRET -u LAYER_OPERATOR_TOKEN -u LAYER_TURN_SECRET \
+        -u POSTGRES_PASSWORD -u COMPOSE_FILE -u COMPOSE_PROFILES "$@" \
         "$compose" --env-file /dev/null -f docker-compose.yml config --quiet
 }
 
 # The resolved configuration (as JSON) of every service built from deploy/Dockerfile: an
 # executable of Package.swift, listening on the port its image was built for and probed there,
-# with the database, the internal token and the edge as its only trusted proxy; the sync, names
+# with the database, its own internal token and those of the services that call it (and no
+# other), and the edge as its only trusted proxy; sync alone has the key of content links; the sync, names
 # and voip services also find the auth service, auth finds sync, sync finds names, and voip finds
 # sync and names. The edge starts after all of them. voip's STUN port is published as UDP on the
 # same port, and the URIs it hands out name it and coturn's ports. coturn checks credentials with
-# the secret voip signs them with (read from its environment, off its command line), publishes its
+# the secret voip signs them with (read from a settings file, a config of compose, never from its
+# command line or its environment), publishes its
 # listening and relay ports, keeps off the services' network and relays to no private, loopback or
 # link-local address, the compose networks included. No two services publish one host port.
 compose_wiring() {
     local config
-    config="$(env -u COMPOSE_FILE -u COMPOSE_PROFILES LAYER_INTERNAL_TOKEN=dummy-internal \
-        LAYER_OPERATOR_TOKEN=dummy-operator LAYER_TURN_SECRET=dummy-turn-secret POSTGRES_PASSWORD=dummy "$compose" \
+    config="$(env -u COMPOSE_FILE -u COMPOSE_PROFILES "${required_variables[@]}" "$compose" \
         --env-file /dev/null -f docker-compose.yml config --format json)" || return 1
     "$venv/bin/python" - "$(executable_products)" "$config" "$work" <<'PY'
 import json, re, sys
@@ -258,6 +269,7 @@ products = set(sys.argv[1].split())
 resolved = json.loads(sys.argv[2])
 services = resolved["services"]
 problems = []
+INTERNAL_CALLERS = coturn_args.INTERNAL_CALLERS
 edge = services.get("edge", {})
 edge_address = ((edge.get("networks") or {}).get("layerline") or {}).get("ipv4_address")
 built = {name: service for name, service in services.items() if (service.get("build") or {}).get("dockerfile") == "deploy/Dockerfile"}
@@ -284,8 +296,16 @@ for name, service in sorted(built.items()):
         problem(f"the health check does not probe /health/ready on port {port}: {test!r}")
     if not environment.get("LAYER_DATABASE_URL", "").startswith("postgres://") or "@postgres:5432/" not in environment.get("LAYER_DATABASE_URL", ""):
         problem("LAYER_DATABASE_URL does not point at the postgres service")
-    if not environment.get("LAYER_INTERNAL_TOKEN"):
-        problem("no LAYER_INTERNAL_TOKEN")
+    # Its own token and its callers' (the services' `internalCallers`), each from its own variable.
+    wanted = {f"LAYER_INTERNAL_TOKEN_{s.upper()}" for s in [name] + INTERNAL_CALLERS.get(name, [])}
+    given = {variable for variable in environment if variable.startswith("LAYER_INTERNAL_TOKEN")}
+    if given != wanted:
+        problem(f"its internal tokens are {sorted(given)}, not its own and its callers' {sorted(wanted)}")
+    for variable in wanted & given:
+        if environment[variable] != f"dummy-{variable.lower()}":
+            problem(f"{variable} is not ${{{variable}}} of .env")
+    if (name == "sync") != ("LAYER_CONTENT_LINK_SECRET" in environment):
+        problem("has no LAYER_CONTENT_LINK_SECRET" if name == "sync" else "gets the key of content links, which only sync uses")
     if edge_address is None or environment.get("LAYER_TRUSTED_PROXIES") != edge_address:
         problem(f"LAYER_TRUSTED_PROXIES {environment.get('LAYER_TRUSTED_PROXIES')!r} is not the edge's address {edge_address!r}")
     if ((service.get("depends_on") or {}).get("postgres") or {}).get("condition") != "service_healthy":
@@ -375,10 +395,15 @@ else:
                for c in ((network.get("ipam") or {}).get("config") or []) if c.get("subnet")]
     problems.extend(f"coturn: {text}" for text in coturn_args.problems(parsed, subnets))
     secret = (voip.get("environment") or {}).get("LAYER_TURN_SECRET")
-    if (parsed.get("static-auth-secret") or [None])[0] != secret:
-        problem("its --static-auth-secret, as its entrypoint expands it, is not voip's LAYER_TURN_SECRET")
-    if secret and any(secret in argument for argument in raw):
-        problem("the TURN secret is written on its command line (pass it in the environment)")
+    settings_file = (parsed.get("c") or [None])[0]
+    mounted = [c for c in coturn.get("configs") or [] if c.get("target") == settings_file]
+    content = ((resolved.get("configs") or {}).get(mounted[0]["source"]) or {}).get("content", "") if mounted else ""
+    if not mounted:
+        problem(f"its settings file {settings_file!r} (-c) is not a config of compose mounted there")
+    elif f"static-auth-secret={secret}" not in content.splitlines():
+        problem(f"its settings file {settings_file} does not hold static-auth-secret=<voip's LAYER_TURN_SECRET>")
+    if secret and (any(secret in argument for argument in raw) or secret in environment.values()):
+        problem("the TURN secret is on its command line or in its environment (give it in its settings file)")
     try:
         port = int(parsed["listening-port"][0])
         for protocol in ("udp", "tcp"):
@@ -437,12 +462,13 @@ sys.exit(1 if problems else 0)
 PY
 }
 
+# What compose refuses to run without, each with a stand-in value (compose_wiring expects these).
+required_variables=(LAYER_INTERNAL_TOKEN_AUTH=dummy-layer_internal_token_auth
+    LAYER_INTERNAL_TOKEN_SYNC=dummy-layer_internal_token_sync LAYER_INTERNAL_TOKEN_NAMES=dummy-layer_internal_token_names
+    LAYER_INTERNAL_TOKEN_VOIP=dummy-layer_internal_token_voip LAYER_CONTENT_LINK_SECRET=dummy-links
+    LAYER_OPERATOR_TOKEN=dummy-operator LAYER_TURN_SECRET=dummy-turn-secret POSTGRES_PASSWORD=dummy)
 if [[ -n $compose ]]; then
-    check "compose config with the required variables" \
-        compose_config LAYER_INTERNAL_TOKEN=dummy-internal LAYER_OPERATOR_TOKEN=dummy-operator \
-        LAYER_TURN_SECRET=dummy-turn-secret POSTGRES_PASSWORD=dummy
-    required_variables=(LAYER_INTERNAL_TOKEN=dummy-internal LAYER_OPERATOR_TOKEN=dummy-operator
-        LAYER_TURN_SECRET=dummy-turn-secret POSTGRES_PASSWORD=dummy)
+    check "compose config with the required variables" compose_config "${required_variables[@]}"
     for missing in "${required_variables[@]}"; do
         others=()
         for variable in "${required_variables[@]}"; do [[ $variable == "$missing" ]] || others+=("$variable"); done
@@ -534,7 +560,8 @@ fi
 # those Deployments: two replicas or more, startup and liveness probes on /health/live and
 # readiness on /health/ready?peers=false (the replica's own database: a peer's outage must not
 # empty every Service), requests and limits, a locked-down container, its port as in its
-# ConfigMap, the secrets it needs (the operator token only for auth, where `layer admin` runs), a
+# ConfigMap, the secrets it needs (the operator token only for auth, where `layer admin` runs; its
+# own internal token and its callers', no other; the key of content links only for sync), a
 # Service and a disruption budget that select its pods, a preStop pause within its grace period
 # with the shutdown timeout, trusted proxies given as addresses or CIDR ranges, and the
 # certificate header nginx.conf forwards. Their PostgreSQL pools, (replicas + maxSurge) x
@@ -552,7 +579,8 @@ fi
 # (externalTrafficPolicy: Local), on the port its URIs name; it signs TURN credentials with the
 # key LAYER_TURN_SECRET of layerline-secrets. coturn: pinned, its arguments (as Kubernetes and then
 # its image's entrypoint expand them) as checked for compose and the same as compose's but for
-# --external-ip, its secret under the same key as voip's, reachable on its ports (host network, or
+# --external-ip, its secret in a settings file mounted from its own Secret (made from the same
+# value as voip's in README.md), nothing in its environment, reachable on its ports (host network, or
 # a LoadBalancer keeping addresses), in a namespace whose Pod Security level admits it, locked
 # down otherwise, with a disruption budget. Every checkov skip annotation gives its reason.
 kubernetes_wiring() {
@@ -701,9 +729,17 @@ for name, deployment in sorted(service_deployments.items()):
         if provided(pod["spec"], container, environment[variable]) is None:
             problem(f"{variable} names {environment[variable]}, where no Secret or ConfigMap key is mounted")
     settings[name], secret_env[name] = environment, secrets
-    for key in ("LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN"):
+    # Its own internal token and its callers', and no other; the key of content links for sync alone.
+    service = name.removeprefix("layer-")
+    tokens = {f"LAYER_INTERNAL_TOKEN_{s.upper()}" for s in [service] + coturn_args.INTERNAL_CALLERS.get(service, [])}
+    for key in ["LAYER_DATABASE_URL"] + sorted(tokens) + (["LAYER_CONTENT_LINK_SECRET"] if service == "sync" else []):
         if secrets.get(key) != key and "*" not in secrets:
             problem(f"{key} does not come from the key of that name of the Secret layerline-secrets")
+    others = {key for key in secrets if key.startswith("LAYER_INTERNAL_TOKEN")} - tokens
+    if others or "*" in secrets:
+        problem(f"gets internal tokens of services that do not call it: {sorted(others) or 'every key'}")
+    if service != "sync" and "LAYER_CONTENT_LINK_SECRET" in secrets:
+        problem("gets the key of content links, which only layer-sync uses")
     # `kubectl exec deploy/layer-auth -- layer admin …` (README.md) uses the container's token.
     if (name == "layer-auth") != ("LAYER_OPERATOR_TOKEN" in secrets or "*" in secrets):
         problem("gets the operator token, which only layer-auth (and layer admin in it) uses" if name != "layer-auth"
@@ -1021,10 +1057,20 @@ if coturn_deployment:
     problems.extend(f"coturn: {text}" for text in coturn_args.problems(parsed))
     if not coturn_args.pinned(coturn_container.get("image", "")):
         problem(f"image {coturn_container.get('image')!r} is not coturn/coturn at a fixed version")
-    voip_key = secret_env.get("layer-voip", {}).get("LAYER_TURN_SECRET")
-    secret = (parsed.get("static-auth-secret") or [""])[0]
-    if not re.fullmatch(r"<[^/]+/[^>]+>", secret) or secret.split("/")[1][:-1] != voip_key:
-        problem(f"its --static-auth-secret is {secret!r}, not a Secret's key {voip_key} (voip's key in layerline-secrets)")
+    # Its settings file (-c) holds the secret: a key of its own Secret, mounted there. README.md
+    # makes that key `static-auth-secret=$TURN_SECRET`, and voip's key LAYER_TURN_SECRET the same.
+    settings_file = (parsed.get("c") or [""])[0] or ""
+    source = provided(coturn_pod, coturn_container, settings_file)
+    if source is None or source[:2] != ("secret", "layerline-turn-secret"):
+        problem(f"its settings file {settings_file!r} (-c) is not mounted from the Secret layerline-turn-secret")
+    else:
+        readme = open("deploy/kubernetes/README.md").read()
+        voip_key = secret_env.get("layer-voip", {}).get("LAYER_TURN_SECRET")
+        if f'--from-literal={source[2]}="static-auth-secret=$TURN_SECRET"' not in readme \
+                or f'--from-literal={voip_key}="$TURN_SECRET"' not in readme:
+            problem(f"README.md does not make its key {source[2]} static-auth-secret=$TURN_SECRET and voip's {voip_key} $TURN_SECRET")
+    if coturn_container.get("env") or coturn_container.get("envFrom"):
+        problem("it takes settings from its environment; its secret belongs in its settings file")
     # The same arguments as compose's coturn, but for the address it announces.
     compose_command = (yaml.safe_load(open("docker-compose.yml"))["services"].get("coturn") or {}).get("command") or []
     def comparable(arguments):

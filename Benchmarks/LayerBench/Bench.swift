@@ -70,7 +70,7 @@ struct Bench: AsyncParsableCommand {
         var database = embedded.settings
         database.maxConnections = options.connections
         let operatorToken = Secrets.randomToken()
-        var server = ServerSettings(internalToken: Secrets.randomToken())
+        var server = ServerSettings()
         server.port = 0
         server.database = database
         // Rate limits out of the way.
@@ -79,7 +79,7 @@ struct Bench: AsyncParsableCommand {
         let postgres = database.makeClient(logger: logger)
         // The suite from its catalogue, as `layer dev` makes it.
         var reader = SettingsReader([
-            "LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench",
+            "LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench", "LAYER_CONTENT_LINK_SECRET": "bench",
             "LAYER_RATE_LIMIT_NAMES_RESOLVE": "1e9", "LAYER_RATE_LIMIT_NAMES_WRITES": "1e9",
         ])
         let services = Suite.configured(from: &reader).filter { service in
@@ -107,13 +107,14 @@ struct Bench: AsyncParsableCommand {
             configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, options.clients)
             let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             let runner = Runner(
-                base: "http://127.0.0.1:\(port)", operatorToken: operatorToken, internalToken: server.internalToken,
+                base: "http://127.0.0.1:\(port)", operatorToken: operatorToken,
+                internalToken: server.internalTokens.token(of: SyncService.name),
                 options: options, http: http)
             if mode == "push" {
                 let (app, signer) = try await runner.registerApp()
                 let sync = SyncRunner(runner: runner, postgres: postgres, signer: signer, app: app)
                 try await PushRunner(
-                    sync: sync, base: runner.base, database: database, internalToken: server.internalToken, logger: logger
+                    sync: sync, base: runner.base, database: database, internalTokens: server.internalTokens, logger: logger
                 ).run()
             } else if mode == "voip" {
                 let (app, signer) = try await runner.registerApp()
@@ -197,6 +198,7 @@ struct Options {
 struct Runner {
     let base: String
     let operatorToken: String
+    /// A token the introspection route accepts (the sync service's).
     let internalToken: String
     let options: Options
     /// Keeps a connection per client.

@@ -15,10 +15,10 @@ func idleMemory(of service: String, database: DatabaseSettings, authURL: String,
         return
     }
     let environment = [
-        "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": "bench", "LAYER_OPERATOR_TOKEN": "bench",
+        "LAYER_DATABASE_URL": database.url, "LAYER_OPERATOR_TOKEN": "bench", "LAYER_CONTENT_LINK_SECRET": "bench",
         "LAYER_CA_KEY_SECRET": "bench", "LAYER_PORT": "0", "LAYER_HOST": "127.0.0.1", "LOG_LEVEL": "error",
         "LAYER_AUTH_URL": authURL,
-    ]
+    ].merging(InternalTokens.random().environment) { $1 }
     let pid = try Subprocess.spawn(binary, [], environment: environment, outputPath: "/dev/null")
     try await Task.sleep(for: .seconds(5))
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""

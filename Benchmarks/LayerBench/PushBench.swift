@@ -16,7 +16,7 @@ struct PushRunner {
     /// Where the in-process auth and sync services listen.
     let base: String
     let database: DatabaseSettings
-    let internalToken: String
+    let internalTokens: InternalTokens
     let logger: Logger
 
     var runner: Runner { sync.runner }
@@ -139,10 +139,10 @@ struct PushRunner {
         }
         let port = try await freePort()
         let environment = [
-            "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": internalToken, "LAYER_OPERATOR_TOKEN": "bench",
+            "LAYER_DATABASE_URL": database.url, "LAYER_OPERATOR_TOKEN": "bench", "LAYER_CONTENT_LINK_SECRET": "bench",
             "LAYER_CA_KEY_SECRET": "bench", "LAYER_PORT": "\(port)", "LAYER_HOST": "127.0.0.1", "LOG_LEVEL": "error",
             "LAYER_AUTH_URL": base,
-        ]
+        ].merging(internalTokens.environment) { $1 }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("layer-sync-\(getpid()).log").path
         let pid = try Subprocess.spawn(binary, [], environment: environment, outputPath: output)
         defer { stop(pid) }

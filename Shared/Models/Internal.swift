@@ -8,6 +8,8 @@ public enum InternalAPI {
         public static let sync = "sync"
         public static let names = "names"
         public static let voip = "voip"
+        /// Every service, in the order of the catalogue.
+        public static let all = [auth, sync, names, voip]
     }
 
     public static let introspectPath = "/internal/v1/introspect"

@@ -25,6 +25,46 @@ extension InternalAPI {
     /// and all together or not at all. Answered with an ``Acknowledgement``.
     public static let blocksPath = "/internal/v1/blocks"
 
+    /// `POST /internal/v1/blocks/between` (sync service): whether a user and others blocked one
+    /// another (the VoIP service asks before it rings anyone). Answered with ``BlocksBetween``.
+    public static let blocksBetweenPath = "/internal/v1/blocks/between"
+
+    public struct BlocksBetweenRequest: Codable, Sendable, Equatable {
+        public var appID: UUID
+        public var userID: String
+        /// The others, 1 to 1,000 of them.
+        public var userIDs: [String]
+
+        public init(appID: UUID, userID: String, userIDs: [String]) {
+            self.appID = appID
+            self.userID = userID
+            self.userIDs = userIDs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case appID = "app_id"
+            case userID = "user_id"
+            case userIDs = "user_ids"
+        }
+    }
+
+    public struct BlocksBetween: Codable, Sendable, Equatable {
+        /// Those of the others whom the user blocked.
+        public var blocked: [String]
+        /// Those of the others who blocked the user.
+        public var blockedBy: [String]
+
+        public init(blocked: [String], blockedBy: [String]) {
+            self.blocked = blocked
+            self.blockedBy = blockedBy
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case blocked
+            case blockedBy = "blocked_by"
+        }
+    }
+
     /// A full identity as the sync service stores it.
     public struct DirectoryIdentity: Codable, Sendable, Equatable {
         public var userID: String

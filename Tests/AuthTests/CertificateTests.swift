@@ -60,7 +60,7 @@ import _CryptoExtras
 
     /// A database of its own, so that counting every certificate counts this test's alone.
     static func isolated() async throws -> ServerSettings {
-        ServerSettings(database: try await TestDatabase.isolated(), internalToken: Secrets.randomToken())
+        ServerSettings(database: try await TestDatabase.isolated())
     }
 
     @Test func missingCSRIsMissingProperty() async throws {
@@ -322,7 +322,7 @@ import _CryptoExtras
     }
 
     private static func settings(trustedProxies: TrustedProxies) -> ServerSettings {
-        ServerSettings(internalToken: Secrets.randomToken(), trustedProxies: trustedProxies)
+        ServerSettings(trustedProxies: trustedProxies)
     }
 
     /// A new device certificate in the `X-Client-Certificate` header, as the edge proxy sends it.

@@ -23,11 +23,11 @@ import X509
             _ = try await auth.client.request(
                 .GET, "/apps/\(auth.app.id.lowercased)/users/quinn", headers: [("Authorization", "Bearer \(serverToken)")])
             _ = try await auth.client.request(
-                .POST, "/internal/v1/introspect", headers: [("Authorization", "Bearer \(auth.internalToken)")],
+                .POST, "/internal/v1/introspect", headers: [("Authorization", "Bearer \(auth.internalTokens.token(of: "sync"))")],
                 json: ["token": .string(session)])
             _ = try await auth.client.request(.DELETE, "/sessions/\(session)")
             _ = try await auth.client.request(.DELETE, "/sessions/\(session)")  // 404 now
-            return [identityToken, session, serverToken, auth.operatorToken, auth.internalToken]
+            return [identityToken, session, serverToken, auth.operatorToken] + auth.internalTokens.byService.values
         }
         let logs = capture.text
         #expect(logs.contains("Applying migration") || logs.contains("Server started"), "the capture saw the service's logs")

@@ -23,12 +23,13 @@ import Testing
             let limited = try await auth.client.request(.POST, "/nonces")
             #expect(limited.errorID == "rate_limit_exceeded")
             #expect(limited.json?["code"] == 7)
-            #expect(limited.headers.first(name: "Retry-After") == "1")
+            // 0.01 tokens a second: the next one is about 100 s away.
+            #expect((90...100).contains(Int(limited.headers.first(name: "Retry-After") ?? "") ?? 0))
         }
     }
 
     @Test func behindATrustedProxyEachForwardedClientHasItsOwnBucket() async throws {
-        let settings = ServerSettings(internalToken: Secrets.randomToken(), trustedProxies: ["127.0.0.1"])
+        let settings = ServerSettings(trustedProxies: ["127.0.0.1"])
         try await AuthFixture.run(rateLimits: Self.tight, settings: settings) { auth in
             let first = [("X-Forwarded-For", "203.0.113.7")]
             var statuses: [Int] = []
@@ -95,7 +96,8 @@ import Testing
             #expect(statuses == [422, 422, 422, 429, 429])
             let limited = try await auth.client.request(.GET, "/conversations", headers: inline)
             #expect(limited.errorID == "rate_limit_exceeded")
-            #expect(limited.headers.first(name: "Retry-After") == "1")
+            // 0.01 tokens a second: the next one is about 100 s away.
+            #expect((90...100).contains(Int(limited.headers.first(name: "Retry-After") ?? "") ?? 0))
         }
     }
 }

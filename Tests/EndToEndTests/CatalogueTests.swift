@@ -21,9 +21,11 @@ import Testing
         for service in Suite.services {
             let child = try ChildProcess(
                 try ChildProcess.builtProduct(service.executable), [],
-                environment: ["LAYER_DATABASE_URL": "", "LAYER_INTERNAL_TOKEN": "", "LAYER_PORT": "70000"])
+                environment: ["LAYER_DATABASE_URL": "", "LAYER_PORT": "70000"])
             #expect(try await child.wait(timeout: .seconds(30)) == 78, "\(service.executable): \(child.output)")
-            for missing in ["LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "LAYER_PORT"] {
+            // Its own internal token, and those of the services that call it.
+            let tokens = ([service.name] + service.internalCallers).map(InternalTokens.setting(of:))
+            for missing in ["LAYER_DATABASE_URL", "LAYER_PORT"] + tokens {
                 #expect(child.output.contains(missing), "\(service.executable) does not name \(missing): \(child.output)")
             }
         }
@@ -31,7 +33,7 @@ import Testing
 
     @Test func theWholeCatalogueServesOnOneListenerFromItsEnvironment() async throws {
         var reader = SettingsReader([
-            "LAYER_OPERATOR_TOKEN": "operator", "LAYER_CA_KEY_SECRET": "test-ca-secret",
+            "LAYER_OPERATOR_TOKEN": "operator", "LAYER_CA_KEY_SECRET": "test-ca-secret", "LAYER_CONTENT_LINK_SECRET": "links",
             // Ignored: a service hosted in the same process is called on that process's listener.
             "LAYER_AUTH_URL": "http://127.0.0.1:1",
         ])

@@ -11,13 +11,15 @@ import Testing
         let child = try ChildProcess(
             try ChildProcess.builtProduct("layer-auth"), [],
             environment: [
-                "LAYER_DATABASE_URL": "", "LAYER_INTERNAL_TOKEN": "", "LAYER_OPERATOR_TOKEN": "", "LAYER_CA_KEY_SECRET": "",
+                "LAYER_DATABASE_URL": "", "LAYER_OPERATOR_TOKEN": "", "LAYER_CA_KEY_SECRET": "",
                 "LAYER_PORT": "not-a-port",
             ])
         let status = try await child.wait(timeout: .seconds(30))
         #expect(status == 78)
         for missing in [
-            "LAYER_DATABASE_URL", "LAYER_INTERNAL_TOKEN", "LAYER_OPERATOR_TOKEN", "LAYER_CA_KEY_SECRET", "LAYER_PORT",
+            "LAYER_DATABASE_URL", "LAYER_OPERATOR_TOKEN", "LAYER_CA_KEY_SECRET", "LAYER_PORT",
+            // Its own internal token and those of the services that call it.
+            "LAYER_INTERNAL_TOKEN_AUTH", "LAYER_INTERNAL_TOKEN_SYNC", "LAYER_INTERNAL_TOKEN_NAMES", "LAYER_INTERNAL_TOKEN_VOIP",
         ] {
             #expect(child.output.contains(missing), "\(missing) is not named: \(child.output)")
         }
@@ -29,9 +31,9 @@ import Testing
         let child = try ChildProcess(
             try ChildProcess.builtProduct("layer-auth"), [],
             environment: [
-                "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": "internal", "LAYER_OPERATOR_TOKEN": "operator",
+                "LAYER_DATABASE_URL": database.url, "LAYER_OPERATOR_TOKEN": "operator",
                 "LAYER_CA_KEY_SECRET": "test-ca-secret", "LAYER_PORT": String(port), "LAYER_HOST": "127.0.0.1",
-            ])
+            ].merging(InternalTokens.random().environment) { $1 })
         let client = TestClient(baseURL: "http://127.0.0.1:\(port)")
         var ready: TestResponse?
         for _ in 0..<100 where ready?.status != 200 {

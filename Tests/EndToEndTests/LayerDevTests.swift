@@ -16,6 +16,7 @@ import Testing
         var private_key_path: String
         var stun_port: Int
         var turn_secret: String
+        var turn_uris: [String]?
     }
 
     /// Starts `layer dev` on a free port in `directory` and waits for its dev.json.
@@ -92,6 +93,10 @@ import Testing
 
         let (dev, info) = try await startDev(in: directory)
         let client = TestClient(baseURL: info.base_url)
+        // The banner follows dev.json, and its output is read as it comes: it may take a moment.
+        for _ in 0..<100 where !dev.output.contains("Layerline is running at") {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         #expect(dev.output.contains("Layerline is running at \(info.base_url)"))
         try expectPrivate(directory)
 
@@ -158,6 +163,73 @@ import Testing
         #expect(after.status == 200)
         again.signal(SIGINT)
         #expect(try await again.wait(timeout: .seconds(30)) == 0)
+    }
+
+    /// A session of `user` in the demo app, signed in as the README's walk-through does.
+    func signIn(_ user: String, directory: URL, info: DevJSON) async throws -> String {
+        let client = TestClient(baseURL: info.base_url)
+        let nonce = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
+        let token = try await layer(["token", "--user", user, "--nonce", nonce, "--data-dir", directory.path])
+        let created = try await client.request(
+            .POST, "/sessions", json: ["identity_token": .string(token), "app_id": .string(info.app_id)])
+        return try #require(created.json?["session_token"]?.stringValue, "\(created.text)")
+    }
+
+    @Test("layer dev runs coturn: the credentials of GET /turn-credentials allocate relays that carry data")
+    func turnServerRelaysWithTheAPICredentials() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver"),
+            "coturn is not installed: run `bash scripts/ensure-deps.sh`")
+        var turnPID: pid_t = 0
+        try await withDev { directory, info in
+            let uri = try #require(info.turn_uris?.first, "dev.json names no TURN server")
+            let session = try await signIn("alice", directory: directory, info: info)
+            let credentials = try #require(
+                try await TestClient(baseURL: info.base_url)
+                    .request(.GET, "/turn-credentials", headers: AuthFixture.sessionHeader(session)).json)
+            let uris = credentials["uris"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(uris.contains(uri), "\(uris)")
+            let username = try #require(credentials["username"]?.stringValue)
+            let password = try #require(credentials["password"]?.stringValue)
+            // turn:127.0.0.1:<port>?transport=udp
+            let address = try #require(uri.dropFirst("turn:".count).split(separator: "?").first)
+            let port = try #require(address.split(separator: ":").last.map(String.init))
+            let host = String(address.dropLast(port.count + 1))
+
+            // Two clients of coturn's own allocate a relay each and send each other data through them.
+            func relay(password: String) async throws -> (status: Int32, output: String) {
+                try await ChildProcess.run(
+                    "/usr/bin/turnutils_uclient", ["-y", "-n", "5", "-u", username, "-w", password, "-p", port, host],
+                    timeout: .seconds(60))
+            }
+            /// The client's closing count, "tot_send_msgs=<sent>, tot_recv_msgs=<received>".
+            func totals(_ output: String) -> (sent: Int, received: Int)? {
+                guard let match = output.firstMatch(of: /tot_send_msgs=(\d+), tot_recv_msgs=(\d+)\n/) else { return nil }
+                return (Int(match.1) ?? 0, Int(match.2) ?? 0)
+            }
+            let relayed = try await relay(password: password)
+            #expect(relayed.status == 0, "\(relayed.output)")
+            let counted = try #require(totals(relayed.output), "\(relayed.output)")
+            #expect(counted.sent > 0 && counted.received == counted.sent, "\(relayed.output)")
+            #expect(relayed.output.contains("Total lost packets 0"), "\(relayed.output)")
+            // A password the API did not sign gets no relay.
+            let forged = try await relay(password: "not-the-password")
+            #expect(forged.output.contains("Cannot complete Allocation"), "\(forged.output)")
+            #expect((totals(forged.output)?.received ?? 0) == 0, "\(forged.output)")
+
+            // The secret is in coturn's settings file, the data directory's alone, not on its command line.
+            let pidFile = directory.appendingPathComponent("coturn/turnserver.pid")
+            turnPID = try #require(
+                pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let command = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(turnPID)/cmdline"))
+            #expect(String(decoding: command, as: UTF8.self).contains("turnserver"))
+            #expect(!String(decoding: command, as: UTF8.self).contains(info.turn_secret))
+            var mode = stat()
+            #expect(lstat(directory.appendingPathComponent("coturn/turnserver.conf").path, &mode) == 0)
+            #expect(mode.st_mode & 0o077 == 0, "the settings file is its owner's alone")
+        }
+        // It stops with layer dev.
+        #expect(turnPID > 0 && kill(turnPID, 0) != 0, "coturn (\(turnPID)) outlived layer dev")
     }
 
     @Test func adminCommandsManageAppsKeysAndTokens() async throws {

@@ -17,7 +17,7 @@ struct NamesHarness: Sendable {
         settings: NamesSettings = .testing, withSync: Bool = false, database: DatabaseSettings? = nil,
         _ body: @Sendable (NamesHarness) async throws -> T
     ) async throws -> T {
-        let server = database.map { ServerSettings(database: $0, internalToken: Secrets.randomToken()) }
+        let server = database.map { ServerSettings(database: $0) }
         return try await AuthFixture.run(settings: server, withSync: withSync ? SyncSettings() : nil, withNames: settings) {
             fixture in try await body(NamesHarness(fixture: fixture))
         }

@@ -47,7 +47,7 @@ struct OpenAPIConformanceTests {
         try await NamesHarness.run { harness in
             try await LiveServer.run(
                 [NamesService.configured(NamesSettings(authURL: harness.client.baseURL, resolveRate: 1000, writeRate: 1000))],
-                settings: ServerSettings(internalToken: harness.fixture.internalToken)
+                settings: ServerSettings(internalTokens: harness.fixture.internalTokens)
             ) { server in
                 let names = TestClient(baseURL: server.baseURL, http: server.http)
                 let served = try await names.request(.GET, "/openapi.yaml", accept: nil)
@@ -73,7 +73,7 @@ struct OpenAPIConformanceTests {
                 of: [
                     NamesService(
                         settings: NamesSettings(authURL: "http://127.0.0.1:1"),
-                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
+                        dependencies: ServiceDependencies(server: ServerSettings(), postgres: api.postgres)
                     )
                 ], postgres: api.postgres)
             #expect(served.contains("get /apps/{app}/persons/duplicates") && served.contains("post /route"))
@@ -131,7 +131,7 @@ struct OpenAPIConformanceTests {
             let backend = try await api.harness.server()
             try await api.checkWithoutAuth(
                 NamesService.configured(NamesSettings(authURL: "http://127.0.0.1:1")),
-                internalToken: api.harness.fixture.internalToken,
+                internalTokens: api.harness.fixture.internalTokens,
                 requests: [
                     (.GET, "/resolve?address=system%3Aalice", alice.headers), (.GET, "/resolve", []),
                     (.GET, "\(backend.prefix)/names/settings", backend.headers),

@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func aDeadline503NamesTheRequestIdOfTheLogsOfTheWorkItCutOff() async throws {
-        var settings = ServerSettings(internalToken: Secrets.randomToken())
+        var settings = ServerSettings(internalTokens: .random())
         settings.database = try await TestDatabase.settings()
         settings.requestTimeout = .seconds(1)
         let capture = LogCapture()
@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func backgroundServicesStartOnceTheMigrationsAreApplied() async throws {
-        var settings = ServerSettings(internalToken: Secrets.randomToken())
+        var settings = ServerSettings(internalTokens: .random())
         settings.database = try await TestDatabase.settings()
         let built = Built()
         try await LiveServer.run([SlowService.plan(built)], settings: settings) { _ in

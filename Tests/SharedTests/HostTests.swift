@@ -21,7 +21,7 @@ import Testing
         let database = DatabaseSettings(host: "127.0.0.1", port: 1, username: "unused", password: nil, database: "unused")
         let listener = LateBoundURL()
         let dependencies = ServiceDependencies(
-            server: ServerSettings(internalToken: "unused"), postgres: database.makeClient(logger: .test), hosted: ["auth"],
+            server: ServerSettings(), postgres: database.makeClient(logger: .test), hosted: ["auth"],
             listener: listener)
         let hosted = dependencies.peerURL("auth", configured: "http://auth.example:8081")
         let remote = dependencies.peerURL("names", configured: "http://names.example:8083")

@@ -45,18 +45,41 @@ import Testing
 @Suite struct SettingsReaderTests {
     @Test func collectsEveryProblemAtOnce() throws {
         var reader = SettingsReader(["LAYER_PORT": "seventy", "LAYER_TLS_KEY": "/k.pem"])
-        _ = ServerSettings.read(&reader, defaultPort: 8081, requireDatabase: true)
+        _ = ServerSettings.read(&reader, defaultPort: 8081, requireDatabase: true, tokensOf: ["auth", "sync"])
         let error = try #require(throws: SettingsError.self) { try reader.validate("layer-auth") }
         let text = error.description
         #expect(text.contains("LAYER_DATABASE_URL"))
-        #expect(text.contains("LAYER_INTERNAL_TOKEN"))
+        #expect(text.contains("LAYER_INTERNAL_TOKEN_AUTH") && text.contains("LAYER_INTERNAL_TOKEN_SYNC"))
+        #expect(!text.contains("LAYER_INTERNAL_TOKEN_VOIP"), "only the tokens of the service and its callers")
         #expect(text.contains("LAYER_PORT"))
         #expect(text.contains("LAYER_TLS_CERTIFICATE and LAYER_TLS_KEY"))
     }
 
+    @Test("Each service's internal token is a setting of its own; the one token of earlier versions is refused, named")
+    func internalTokensPerService() throws {
+        var reader = SettingsReader([
+            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN_SYNC": "s",
+            "LAYER_INTERNAL_TOKEN_VOIP": "v",
+        ])
+        let settings = ServerSettings.read(&reader, defaultPort: 8082, requireDatabase: true, tokensOf: ["sync", "voip"])
+        try reader.validate("layer-sync")
+        #expect(settings.internalTokens.token(of: "sync") == "s" && settings.internalTokens.token(of: "voip") == "v")
+        #expect(settings.internalTokens.token(of: "auth") == "")
+        #expect(settings.internalTokens.service(presenting: "v", among: ["auth", "voip"]) == "voip")
+        #expect(settings.internalTokens.service(presenting: "v", among: ["auth", "sync"]) == nil)
+
+        var old = SettingsReader([
+            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN": "t", "LAYER_INTERNAL_TOKEN_SYNC": "s",
+        ])
+        _ = ServerSettings.read(&old, defaultPort: 8082, requireDatabase: true, tokensOf: ["sync"])
+        let error = try #require(throws: SettingsError.self) { try old.validate("layer-sync") }
+        #expect(error.description.contains("LAYER_INTERNAL_TOKEN is no longer read"))
+        #expect(error.description.contains("LAYER_INTERNAL_TOKEN_AUTH, LAYER_INTERNAL_TOKEN_SYNC"))
+    }
+
     @Test func readsAWorkingConfiguration() throws {
         var reader = SettingsReader([
-            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN": "t",
+            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN_AUTH": "t",
             "LAYER_TRUSTED_PROXIES": "10.0.0.1, 10.0.0.2", "LAYER_INTROSPECTION_CACHE_MS": "250",
         ])
         let settings = ServerSettings.read(&reader, defaultPort: 8081, requireDatabase: true)
@@ -70,7 +93,7 @@ import Testing
     @Test("Trusted proxies are addresses and CIDR ranges; anything else stops the service, named")
     func trustedProxyRanges() throws {
         var reader = SettingsReader([
-            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN": "t",
+            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN_AUTH": "t",
             "LAYER_TRUSTED_PROXIES": "10.244.0.0/16, 192.0.2.7, fd00:1::/32",
             "LAYER_CLIENT_CERTIFICATE_HEADER": "ssl-client-cert",
         ])
@@ -88,7 +111,7 @@ import Testing
         #expect(!TrustedProxies.none.contains("127.0.0.1"))
 
         var bad = SettingsReader([
-            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN": "t",
+            "LAYER_DATABASE_URL": "postgres://u:p@h:5432/d", "LAYER_INTERNAL_TOKEN_AUTH": "t",
             "LAYER_TRUSTED_PROXIES": "10.0.0.0/33, edge.local, 10.0.0.1",
             "LAYER_CLIENT_CERTIFICATE_HEADER": "bad header",
         ])
@@ -109,13 +132,13 @@ import Testing
         try "postgres://u:p@h:5432/d".write(to: url, atomically: true, encoding: .utf8)
 
         var reader = SettingsReader([
-            "LAYER_DATABASE_URL_FILE": url.path, "LAYER_INTERNAL_TOKEN_FILE": token.path,
+            "LAYER_DATABASE_URL_FILE": url.path, "LAYER_INTERNAL_TOKEN_AUTH_FILE": token.path,
             // Paths by name, not values given as files: left alone.
             "LAYER_CA_KEY_FILE": directory.appendingPathComponent("absent.key").path,
         ])
-        let settings = ServerSettings.read(&reader, defaultPort: 8081, requireDatabase: true)
+        let settings = ServerSettings.read(&reader, defaultPort: 8081, requireDatabase: true, tokensOf: ["auth"])
         try reader.validate("layer-auth")
-        #expect(settings.internalToken == "s3cret-token")
+        #expect(settings.internalTokens.token(of: "auth") == "s3cret-token")
         #expect(settings.database?.host == "h" && settings.database?.password == "p")
         #expect(reader.optional("LAYER_CA_KEY_FILE")?.hasSuffix("absent.key") == true)
 

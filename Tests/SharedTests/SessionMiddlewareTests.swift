@@ -30,7 +30,7 @@ import Testing
         _ body: @Sendable (TestClient) async throws -> T
     ) async throws -> T {
         let client = InternalClient(
-            baseURL: authURL ?? auth.server.baseURL, token: auth.internalToken, http: .shared,
+            baseURL: authURL ?? auth.server.baseURL, token: auth.internalTokens.token(of: "voip"), http: .shared,
             timeout: timeout, attempts: 2)
         let authenticator = SessionAuthenticator(
             introspector: CachingIntrospector(HTTPSessionIntrospector(client: client), ttl: cache),
@@ -108,7 +108,7 @@ import Testing
             #expect(wrong.status == 401)
             let session = try await auth.session(user: "gus")
             let answer = try await auth.client.request(
-                .POST, "/internal/v1/introspect", headers: [("Authorization", "Bearer \(auth.internalToken)")],
+                .POST, "/internal/v1/introspect", headers: [("Authorization", "Bearer \(auth.internalTokens.token(of: "voip"))")],
                 json: ["token": .string(session)])
             #expect(answer.status == 200)
             #expect(answer.json?["active"] == true)

@@ -19,7 +19,7 @@ public struct AuthFixture: Sendable {
     public let server: LiveServer
     public let client: TestClient
     public let operatorToken: String
-    public let internalToken: String
+    public let internalTokens: InternalTokens
     public let app: TestApp
 
     /// An app registered through the operator API, with its key and token signer.
@@ -67,7 +67,7 @@ public struct AuthFixture: Sendable {
             authSettings.claimsReportInterval = .seconds(3600)
         }
         configure(&authSettings)
-        var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
+        var serverSettings = settings ?? ServerSettings()
         serverSettings.rateLimits = rateLimits
         if let tlsIdentity {
             serverSettings.tlsCertificatePath = tlsIdentity.certificatePath
@@ -77,12 +77,12 @@ public struct AuthFixture: Sendable {
             [AuthService.configured(authSettings)] + (sync.map { [SyncService.configured($0)] } ?? [])
             + (namesSettings.map { [NamesService.configured($0)] } ?? [])
             + (voipSettings.map { [VoIPService.configured($0)] } ?? [])
-        let internalToken = serverSettings.internalToken
+        let internalTokens = serverSettings.internalTokens
         return try await LiveServer.run(services, settings: serverSettings, logger: logger) { server in
             func start(_ http: HTTPClient) async throws -> T {
                 let client = TestClient(baseURL: server.baseURL, http: http)
                 let fixture = AuthFixture(
-                    server: server, client: client, operatorToken: operatorToken, internalToken: internalToken,
+                    server: server, client: client, operatorToken: operatorToken, internalTokens: internalTokens,
                     app: try await Self.registerApp(client: client, operatorToken: operatorToken, keyIndex: 0))
                 return try await body(fixture)
             }

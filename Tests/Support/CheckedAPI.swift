@@ -178,11 +178,11 @@ extension CheckedAPI {
     /// among them) 503 `service_unavailable`, and readiness 503 naming auth `unavailable`, all as
     /// documented. `more` looks further at the orphan.
     public func checkWithoutAuth(
-        _ plan: ServicePlan, internalToken: String, requests: [(HTTPMethod, String, [(String, String)])],
+        _ plan: ServicePlan, internalTokens: InternalTokens, requests: [(HTTPMethod, String, [(String, String)])],
         more: @Sendable (TestClient) async throws -> Void = { _ in }, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         try await HTTPClient.withImpatientClient { impatient in
-            try await LiveServer.run([plan], settings: ServerSettings(internalToken: internalToken), http: impatient) { server in
+            try await LiveServer.run([plan], settings: ServerSettings(internalTokens: internalTokens), http: impatient) { server in
                 let orphan = TestClient(baseURL: server.baseURL, http: server.http)
                 for (method, path, headers) in requests {
                     let response = try await orphan.request(method, path, headers: headers)

@@ -46,7 +46,7 @@ public struct LiveServer: Sendable {
     ) async throws -> T {
         let database: DatabaseSettings
         if let shared = settings?.database { database = shared } else { database = try await TestDatabase.settings() }
-        var serverSettings = settings ?? ServerSettings(internalToken: Secrets.randomToken())
+        var serverSettings = settings ?? ServerSettings()
         serverSettings.host = "127.0.0.1"
         serverSettings.port = port
         // Tests run many servers at once on a loaded machine: unless a test chose its own

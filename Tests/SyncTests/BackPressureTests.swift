@@ -73,7 +73,7 @@ struct BackPressureTests {
 
     @Test("A socket and an event stream end when their session is deleted")
     func sessionEnds() async throws {
-        var server = ServerSettings(internalToken: Secrets.randomToken())
+        var server = ServerSettings()
         server.introspectionCacheTTL = .milliseconds(200)
         try await SyncHarness.run(settings: quickPush, server: server) { harness in
             let alice = try await harness.user("alice")

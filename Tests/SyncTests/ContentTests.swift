@@ -155,7 +155,7 @@ struct ContentTests {
             let uploadURL = try #require(slot["upload_url"]?.stringValue)
             let uuid = try #require(slot["id"]?.stringValue.flatMap { LayerID(parsing: $0, as: .content)?.uuid })
 
-            let links = ContentLinks(secret: harness.fixture.internalToken)
+            let links = ContentLinks(secret: SyncSettings().contentLinkSecret)
             let urls = URLBuilder(base: harness.fixture.server.baseURL)
             let validDownload = links.url(.download, content: uuid, urls: urls).url
             let expiredUpload = links.url(.upload, content: uuid, urls: urls, now: Date().addingTimeInterval(-7200)).url
@@ -191,6 +191,11 @@ struct ContentTests {
             }
             let fresh = links.url(.download, content: uuid, urls: urls).url
             #expect(Array(buffer: try await harness.client.download(fresh).body) == payload)
+            // Links have a key of their own: one signed with an internal token (their key once) is refused.
+            for token in harness.fixture.internalTokens.byService.values {
+                let signed = ContentLinks(secret: token).url(.download, content: uuid, urls: urls).url
+                #expect(try await harness.client.download(signed).status == 403)
+            }
         }
     }
 

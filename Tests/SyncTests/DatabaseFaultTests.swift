@@ -24,7 +24,7 @@ struct DatabaseFaultTests {
 
     /// Short deadlines, so that an outage shows in seconds.
     static func settings(_ cluster: EmbeddedPostgres) -> ServerSettings {
-        var settings = ServerSettings(database: cluster.settings, internalToken: Secrets.randomToken())
+        var settings = ServerSettings(database: cluster.settings)
         settings.requestTimeout = .seconds(4)
         settings.readinessTimeout = .milliseconds(800)
         settings.database?.statementTimeout = settings.requestTimeout

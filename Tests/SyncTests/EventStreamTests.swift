@@ -270,7 +270,7 @@ struct EventStreamTests {
     @Test("A stream ends when its session is revoked")
     func sessionEnds() async throws {
         // The sync service caches session introspection; a short cache makes revocation visible fast.
-        let settings = ServerSettings(internalToken: Secrets.randomToken(), introspectionCacheTTL: .milliseconds(200))
+        let settings = ServerSettings(introspectionCacheTTL: .milliseconds(200))
         try await AuthFixture.run(settings: settings, withSync: quickPush) { fixture in
             let harness = SyncHarness(fixture: fixture)
             let alice = try await harness.user("alice")

@@ -53,7 +53,7 @@ struct OpenAPIConformanceTests {
         try await SyncHarness.run { harness in
             try await LiveServer.run(
                 [SyncService.configured(SyncSettings(authURL: harness.client.baseURL))],
-                settings: ServerSettings(internalToken: harness.fixture.internalToken)
+                settings: ServerSettings(internalTokens: harness.fixture.internalTokens)
             ) { server in
                 let sync = TestClient(baseURL: server.baseURL, http: server.http)
                 let served = try await sync.request(.GET, "/openapi.yaml", accept: nil)
@@ -79,7 +79,7 @@ struct OpenAPIConformanceTests {
                 of: [
                     SyncService(
                         settings: SyncSettings(authURL: "http://127.0.0.1:1"),
-                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
+                        dependencies: ServiceDependencies(server: ServerSettings(), postgres: api.postgres)
                     )
                 ], postgres: api.postgres)
             document.expectDescribes(exactly: served)
@@ -132,7 +132,7 @@ struct OpenAPIConformanceTests {
             let server = try await api.harness.server()
             try await api.checkWithoutAuth(
                 SyncService.configured(SyncSettings(authURL: "http://127.0.0.1:1")),
-                internalToken: api.harness.fixture.internalToken,
+                internalTokens: api.harness.fixture.internalTokens,
                 requests: [
                     (.GET, "/conversations", session.auth), (.GET, "/conversations", []),
                     (.GET, "/apps/\(server.appID)/users/alice/blocks", server.auth),

@@ -14,18 +14,18 @@ struct ProcessFaultTests {
     )
     func killedUnderLoad() async throws {
         let database = try await TestDatabase.settings()
-        let internalToken = Secrets.randomToken()
+        let internalTokens = InternalTokens.random()
         let port = Int.random(in: 20_000..<60_000)
         let syncURL = "http://127.0.0.1:\(port)"
         try await AuthFixture.run(
-            settings: ServerSettings(database: database, internalToken: internalToken), syncURL: syncURL
+            settings: ServerSettings(database: database, internalTokens: internalTokens), syncURL: syncURL
         ) { auth in
             let sync = ServiceProcess(
                 "layer-sync", port: port,
                 environment: [
-                    "LAYER_DATABASE_URL": database.url, "LAYER_INTERNAL_TOKEN": internalToken,
-                    "LAYER_AUTH_URL": auth.server.baseURL,
-                ])
+                    "LAYER_DATABASE_URL": database.url, "LAYER_AUTH_URL": auth.server.baseURL,
+                    "LAYER_CONTENT_LINK_SECRET": Secrets.randomToken(),
+                ].merging(internalTokens.environment) { $1 })
             try await sync.start()
             let client = TestClient(baseURL: syncURL)
             let alice = UserClient(id: "alice", token: try await auth.session(user: "alice"), client: client)

@@ -101,7 +101,7 @@ struct PushURLTests {
 
     @Test("With LAYER_PUBLIC_URL set, every device's pushed URLs begin with it, whatever Host it sent")
     func configuredPublicURL() async throws {
-        let server = ServerSettings(internalToken: Secrets.randomToken(), publicBaseURL: "https://chat.example")
+        let server = ServerSettings(publicBaseURL: "https://chat.example")
         try await SyncHarness.run(settings: quickPush, server: server) { harness in
             let received = try await Self.pushedURLs(harness, aliceHost: "attacker.example", bobHost: "bob.example:8443")
             Self.expect(
@@ -118,7 +118,7 @@ struct PushURLTests {
 
     @Test("Behind a trusted edge, URLs are built on the scheme and host it forwarded, without LAYER_PUBLIC_URL")
     func trustedEdgeForwardsSchemeAndHost() async throws {
-        var server = ServerSettings(internalToken: Secrets.randomToken())
+        var server = ServerSettings()
         server.trustedProxies = ["127.0.0.0/8"]
         try await SyncHarness.run(settings: quickPush, server: server) { harness in
             let received = try await Self.pushedURLs(
@@ -146,7 +146,7 @@ struct PushURLTests {
 
     @Test("From a peer that is not a trusted proxy, X-Forwarded-Proto and X-Forwarded-Host change nothing")
     func untrustedForwardedHeadersIgnored() async throws {
-        var server = ServerSettings(internalToken: Secrets.randomToken())
+        var server = ServerSettings()
         server.trustedProxies = ["10.0.0.0/8", "fd00::/8"]
         try await SyncHarness.run(settings: quickPush, server: server) { harness in
             let received = try await Self.pushedURLs(

@@ -162,7 +162,7 @@ struct ReplicaTests {
                 let signal: JSONValue = ["type": "call", "call_id": "x"]
                 let response = try await harness.signal(
                     ["app_id": .string(harness.appID), "user_ids": ["bob"], "signal": signal],
-                    token: harness.fixture.internalToken)
+                    token: harness.fixture.internalTokens.token(of: "voip"))
                 #expect(response.status == 200, "\(response.text)")
                 #expect(response.json == ["devices": 3, "users": ["bob": 3]])
 
@@ -177,7 +177,7 @@ struct ReplicaTests {
 
                 let nobody = try await harness.signal(
                     ["app_id": .string(harness.appID), "user_ids": ["nobody"], "signal": signal],
-                    token: harness.fixture.internalToken)
+                    token: harness.fixture.internalTokens.token(of: "voip"))
                 #expect(nobody.status == 200)
                 #expect(nobody.json == ["devices": 0, "users": [:]])
 
@@ -188,7 +188,7 @@ struct ReplicaTests {
                 for _ in 0..<50 {
                     let again = try await harness.signal(
                         ["app_id": .string(harness.appID), "user_ids": ["bob", "alice"], "signal": signal],
-                        token: harness.fixture.internalToken)
+                        token: harness.fixture.internalTokens.token(of: "voip"))
                     devices = again.json?["devices"]
                     if devices == 2 { break }
                     try await Task.sleep(for: .milliseconds(100))
@@ -203,7 +203,7 @@ struct ReplicaTests {
     func replayedSignals() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
             let bob = try await harness.user("bob")
-            let token = harness.fixture.internalToken
+            let token = harness.fixture.internalTokens.token(of: "voip")
             func send(_ signal: JSONValue, key: String, seconds: Int) async throws {
                 let response = try await harness.signal(
                     [
@@ -246,7 +246,7 @@ struct ReplicaTests {
     func internalDevices() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
             let bob = try await harness.user("bob")
-            let token = harness.fixture.internalToken
+            let token = harness.fixture.internalTokens.token(of: "voip")
             @Sendable func count(_ body: JSONValue, token: String? = nil) async throws -> TestResponse {
                 let headers = token.map { [("Authorization", "Bearer \($0)")] } ?? []
                 return try await harness.client.request(.POST, "/internal/v1/devices", headers: headers, json: body)
@@ -273,7 +273,7 @@ struct ReplicaTests {
     @Test("POST /internal/v1/signals refuses a missing token and malformed bodies")
     func internalSignalsBadInput() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
-            let token = harness.fixture.internalToken
+            let token = harness.fixture.internalTokens.token(of: "voip")
             let good: [String: JSONValue] = [
                 "app_id": .string(harness.appID), "user_ids": ["bob"], "signal": ["type": "call", "call_id": "x"],
             ]

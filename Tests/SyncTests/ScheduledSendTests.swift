@@ -246,9 +246,8 @@ struct ScheduledSendTests {
     @Test("A delayed send survives a restart of the sync service: stopped before it is due, sent once after it starts again")
     func survivesRestart() async throws {
         let database = try await TestDatabase.isolated()
-        let internalToken = Secrets.randomToken()
         let port = try await LiveServer.freePort()
-        let serverSettings = ServerSettings(database: database, internalToken: internalToken)
+        let serverSettings = ServerSettings(database: database)
         try await AuthFixture.run(settings: serverSettings, syncURL: "http://127.0.0.1:\(port)") { auth in
             var settings = quickPush
             settings.authURL = auth.server.baseURL
@@ -296,7 +295,7 @@ struct ScheduledSendTests {
     @Test("Two replicas send each delayed message exactly once")
     func twoReplicasSendOnce() async throws {
         // A database of their own, so that only these two replicas carry out delayed sends.
-        let settings = ServerSettings(database: try await TestDatabase.isolated(), internalToken: Secrets.randomToken())
+        let settings = ServerSettings(database: try await TestDatabase.isolated())
         try await SyncHarness.run(settings: quickPush, server: settings) { harness in
             let api = try await harness.server()
             let bob = try await harness.user("bob")

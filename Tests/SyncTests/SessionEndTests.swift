@@ -20,7 +20,7 @@ struct SessionEndTests {
     /// swept as seldom.
     static func slowChecks() -> (server: ServerSettings, sync: SyncSettings) {
         (
-            ServerSettings(internalToken: Secrets.randomToken(), introspectionCacheTTL: .seconds(120)),
+            ServerSettings(introspectionCacheTTL: .seconds(120)),
             SyncSettings(push: PushSettings(sessionCheck: .seconds(120)))
         )
     }
@@ -140,7 +140,7 @@ struct SessionEndTests {
             let path = InternalAPI.sessionsEndedPath
             let notice: JSONValue = ["app_id": .string(harness.appID), "user_id": "alice", "reason": "revoked"]
             #expect(try await harness.client.request(.POST, path, json: notice).status == 401)
-            let bearer = [("Authorization", "Bearer \(harness.fixture.internalToken)")]
+            let bearer = [("Authorization", "Bearer \(harness.fixture.internalTokens.token(of: "auth"))")]
             #expect(try await harness.client.request(.POST, path, headers: bearer, json: notice).status == 202)
             let noUser = try await harness.client.request(
                 .POST, path, headers: bearer, json: ["app_id": .string(harness.appID), "user_id": "", "reason": "revoked"])
@@ -182,7 +182,7 @@ struct SessionEndTests {
 
     @Test("Without the auth service's signal, a revoked session's connections still close within the introspection cache time")
     func sweepClosesWithinTheCacheTime() async throws {
-        let server = ServerSettings(internalToken: Secrets.randomToken(), introspectionCacheTTL: .milliseconds(500))
+        let server = ServerSettings(introspectionCacheTTL: .milliseconds(500))
         try await SyncHarness.run(settings: SyncSettings(), server: server) { harness in
             let alice = try await harness.user("alice")
             let socket = try await harness.socket(alice)
@@ -196,7 +196,7 @@ struct SessionEndTests {
 
     @Test("A request sent over a WebSocket after its session ended is refused, and the socket closes")
     func requestAfterTheEndIsRefused() async throws {
-        let server = ServerSettings(internalToken: Secrets.randomToken(), introspectionCacheTTL: .milliseconds(300))
+        let server = ServerSettings(introspectionCacheTTL: .milliseconds(300))
         try await SyncHarness.run(settings: SyncSettings(push: PushSettings(sessionCheck: .seconds(120))), server: server) {
             harness in
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
@@ -223,7 +223,7 @@ struct SessionEndTests {
             var sync = SyncSettings(push: PushSettings(sessionCheck: .milliseconds(300)))
             sync.authURL = auth.baseURL
             let settings = ServerSettings(
-                internalToken: auth.settings.internalToken, introspectionCacheTTL: .milliseconds(100))
+                internalTokens: auth.settings.internalTokens, introspectionCacheTTL: .milliseconds(100))
             try await LiveServer.run([SyncService.configured(sync)], settings: settings) { server in
                 let base = server.baseURL.replacingOccurrences(of: "http://", with: "ws://")
                 let socket = try await TestWebSocket.connect(url: "\(base)/websocket?session_token=stand-in")

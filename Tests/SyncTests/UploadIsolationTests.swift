@@ -51,7 +51,7 @@ struct UploadIsolationTests {
         // Ten stalled uploads against a pool of eight connections.
         var database = try await TestDatabase.settings()
         database.maxConnections = 8
-        var server = ServerSettings(database: database, internalToken: Secrets.randomToken())
+        var server = ServerSettings(database: database)
         server.readTimeout = .seconds(300)  // a loaded machine must not cut the stalled uploads short
         try await SyncHarness.run(server: server) { harness in
             // The stalled uploads come through a client of their own: the shared one opens at most
@@ -116,7 +116,7 @@ struct UploadIsolationTests {
 
     @Test("An upload whose client stops sending is cut at the read timeout, and the slot can be uploaded again")
     func stalledUploadIsCut() async throws {
-        var server = ServerSettings(internalToken: Secrets.randomToken())
+        var server = ServerSettings()
         server.readTimeout = .seconds(2)
         try await SyncHarness.run(server: server) { harness in
             let alice = try await harness.user("alice")
@@ -158,7 +158,7 @@ struct UploadIsolationTests {
     func garbageCollection() async throws {
         // A database of its own: with no grace period, collection takes the empty slots of every
         // test that shares the database.
-        let server = ServerSettings(database: try await TestDatabase.isolated(), internalToken: Secrets.randomToken())
+        let server = ServerSettings(database: try await TestDatabase.isolated())
         try await SyncHarness.run(server: server) { harness in
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let kept = try await alice.uploadContent(randomBytes(50), type: "image/png")

@@ -28,7 +28,7 @@ struct OpenAPIConformanceTests {
             let base = harness.client.baseURL
             let settings = VoIPSettings(authURL: base, syncURL: base, stunPort: 0, turnSecret: "conformance")
             try await LiveServer.run(
-                [VoIPService.configured(settings)], settings: ServerSettings(internalToken: harness.fixture.internalToken)
+                [VoIPService.configured(settings)], settings: ServerSettings(internalTokens: harness.fixture.internalTokens)
             ) { server in
                 let voip = TestClient(baseURL: server.baseURL, http: server.http)
                 let served = try await voip.request(.GET, "/openapi.yaml", accept: nil)
@@ -48,7 +48,7 @@ struct OpenAPIConformanceTests {
                 of: [
                     VoIPService(
                         settings: VoIPSettings(stunPort: 0),
-                        dependencies: ServiceDependencies(server: ServerSettings(internalToken: "unused"), postgres: api.postgres)
+                        dependencies: ServiceDependencies(server: ServerSettings(), postgres: api.postgres)
                     )
                 ], postgres: api.postgres)
             #expect(served.contains("post /calls/{call}/answer") && served.contains("get /turn-credentials"))
@@ -107,6 +107,15 @@ struct OpenAPIConformanceTests {
             try await api.call(.GET, "/calls?page_size=500", 422, as: bob)
             try await api.call(.POST, "/calls", 422, as: alice, json: ["callee": .string(alice.identity), "caller_token": "t"])
             try await api.call(.GET, "/turn-credentials", 200, as: alice)
+
+            // Blocks, the allowance of calls (10 a minute: every attempt counts) and suspension.
+            try await bob.block(alice)
+            try await api.call(.POST, "/calls", 422, as: alice, json: place)
+            for _ in 0..<10 { _ = try await api.voip.request(.POST, "/calls", headers: alice.headers, json: place) }
+            try await api.call(.POST, "/calls", 429, as: alice, json: place)
+            let carol = try await api.harness.user("carol")
+            try await api.harness.suspend(carol)
+            try await api.call(.GET, "/turn-credentials", 403, as: carol)
         }
     }
 }

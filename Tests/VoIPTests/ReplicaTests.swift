@@ -17,7 +17,7 @@ import Testing
             var second = settings
             (second.authURL, second.syncURL) = (base, base)
             try await LiveServer.run(
-                [VoIPService.configured(second)], settings: ServerSettings(internalToken: harness.fixture.internalToken)
+                [VoIPService.configured(second)], settings: ServerSettings(internalTokens: harness.fixture.internalTokens)
             ) { replica in
                 let alice = try await harness.user("alice")
                 let bob = try await harness.user("bob")

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LayerModels
+import LayerServer
 import LayerTesting
 import LayerVoIP
 import Testing
@@ -33,6 +34,40 @@ import Testing
             #expect(uris.first == "turn:turn.example.com:3478?transport=udp")
             #expect(uris.contains { $0.hasPrefix("stun:127.0.0.1:") })
             #expect(try await harness.client.request(.GET, "/turn-credentials").status == 401)
+        }
+    }
+
+    @Test("Credentials last an hour unless LAYER_TURN_TTL says otherwise")
+    func credentialsLastAnHour() async throws {
+        #expect(VoIPSettings().turnTTLSeconds == 3600)
+        var reader = SettingsReader([:])
+        #expect(VoIPSettings.read(&reader).turnTTLSeconds == 3600)
+        try await VoIPHarness.run { harness in
+            let body = try #require(try await (try await harness.user("alice")).get("/turn-credentials").json)
+            #expect(body["ttl"] == 3600)
+            let expiry = Int(body["username"]?.stringValue?.split(separator: ":").first ?? "") ?? 0
+            #expect(abs(expiry - Int(Date().timeIntervalSince1970) - 3600) <= 5)
+        }
+    }
+
+    @Test("Credentials go only to a live session: at once refused after logout, and after suspension")
+    func credentialsNeedALiveSession() async throws {
+        // Other routes may trust an introspection for a minute here; this one asks every time.
+        let server = ServerSettings(introspectionCacheTTL: .seconds(60))
+        try await AuthFixture.run(settings: server, withVoIP: VoIPSettings(stunPort: 0, turnSecret: "t")) { fixture in
+            let harness = VoIPHarness(fixture: fixture)
+            let alice = try await harness.user("alice")
+            #expect(try await alice.get("/turn-credentials").status == 200)
+            #expect(try await fixture.client.request(.DELETE, "/sessions/\(alice.token)").status == 204)
+            let loggedOut = try await alice.get("/turn-credentials")
+            #expect(loggedOut.status == 401 && loggedOut.errorID == "authentication_required", "\(loggedOut.text)")
+
+            let bob = try await harness.user("bob")
+            #expect(try await bob.get("/turn-credentials").status == 200)
+            try await harness.suspend(bob)
+            let suspended = try await bob.get("/turn-credentials")
+            #expect(suspended.status == 403 || suspended.status == 401, "\(suspended.text)")
+            #expect(suspended.json?["username"] == nil)
         }
     }
 

@@ -3,6 +3,7 @@ import LayerModels
 import LayerServer
 import LayerTesting
 import LayerVoIP
+import NIOHTTP1
 import Testing
 
 /// The auth, sync and VoIP services on one listener (as `layer dev` runs them), with an app of
@@ -11,7 +12,8 @@ struct VoIPHarness: Sendable {
     let fixture: AuthFixture
 
     static func run<T: Sendable>(
-        settings: VoIPSettings = VoIPSettings(stunPort: 0, turnSecret: "test-turn-secret"),
+        // Tests place many calls as one user, faster than anyone would: the allowance is theirs to set.
+        settings: VoIPSettings = VoIPSettings(stunPort: 0, turnSecret: "test-turn-secret", callsPerMinute: 1000),
         _ body: @Sendable (VoIPHarness) async throws -> T
     ) async throws -> T {
         try await AuthFixture.run(withVoIP: settings) { fixture in try await body(VoIPHarness(fixture: fixture)) }
@@ -22,6 +24,22 @@ struct VoIPHarness: Sendable {
     /// Signs `name` in.
     func user(_ name: String, app: AuthFixture.TestApp? = nil) async throws -> Party {
         Party(name: name, token: try await fixture.session(user: name, app: app), harness: self)
+    }
+
+    /// A request of the app's backend through the Server API, to `path` under `/apps/<app>`.
+    func serverAPI(_ method: HTTPMethod, _ path: String, json: JSONValue? = nil) async throws -> TestResponse {
+        let url = "/apps/\(fixture.app.id.lowercased)\(path)"
+        let auth = [("Authorization", "Bearer \(try await fixture.serverAPIToken())")]
+        guard let json else { return try await client.request(method, url, headers: auth) }
+        let type = method == .PATCH ? MediaType.layerPatch : MediaType.json
+        return try await client.request(method, url, headers: auth, json: json, contentType: type)
+    }
+
+    /// Suspends `party` (their sessions end and they get no new ones).
+    func suspend(_ party: Party) async throws {
+        let response = try await serverAPI(
+            .PATCH, "/users/\(party.name)", json: [["operation": "set", "property": "suspended", "value": true]])
+        #expect(response.status == 202 || response.status == 204, "\(response.text)")
     }
 }
 
@@ -63,6 +81,15 @@ struct Party: Sendable {
                 "callee": .string(callee.identity), "caller_token": .string(token), "candidates": .array(candidates),
                 "media": .string(media),
             ])
+    }
+
+    /// Blocks `other` for this user, as the app's backend does; or lifts the block.
+    func block(_ other: Party, lift: Bool = false) async throws {
+        let response =
+            lift
+            ? try await harness.serverAPI(.DELETE, "/users/\(name)/blocks/\(other.name)")
+            : try await harness.serverAPI(.POST, "/users/\(name)/blocks", json: ["user_id": .string(other.name)])
+        #expect(response.status == 204, "\(response.text)")
     }
 
     /// Places a call that must succeed; its id.

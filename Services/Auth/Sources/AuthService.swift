@@ -11,6 +11,7 @@ public struct AuthService: ConfigurableService {
     public static let name = InternalAPI.Service.auth
     public static let defaultPort = 8081
     public static var migrations: MigrationRunner { authMigrations }
+    public static var internalCallers: [String] { InternalController.callers }
     /// Its `openapi.yaml` with the shared part.
     public static let openAPI = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "auth")
     public var links: [(rel: String, path: String)] { [("nonces", "/nonces"), ("sessions", "/sessions")] }
@@ -38,16 +39,17 @@ public struct AuthService: ConfigurableService {
         let certificateRepository = CertificateRepository(postgres: postgres)
         let sessionRepository = SessionRepository(postgres: postgres)
         // The sync service owns identities: it is told of sign-ins and asked about users.
+        let token = server.internalTokens.token(of: Self.name)
         let syncURL = dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL)
         let cache = IdentityCache(ttl: settings.identityCacheTTL, postgres: postgres)
         reporter = ClaimsReporter(
             claims: ClaimsRepository(postgres: postgres),
             sync: InternalClient(
-                baseURL: syncURL, token: server.internalToken, http: .failingFast, timeout: .seconds(2), attempts: 1),
+                baseURL: syncURL, token: token, http: .failingFast, timeout: .seconds(2), attempts: 1),
             cache: cache, retry: settings.claimsReportInterval)
         directory = UserDirectory(
             sessions: sessionRepository,
-            sync: InternalClient(baseURL: syncURL, token: server.internalToken, http: dependencies.http), cache: cache)
+            sync: InternalClient(baseURL: syncURL, token: token, http: dependencies.http), cache: cache)
         sessions = Sessions(
             apps: apps, nonces: NonceRepository(postgres: postgres), sessions: sessionRepository,
             certificates: certificateRepository, verifier: IdentityTokenVerifier(apps: apps), reporter: reporter)
@@ -60,7 +62,7 @@ public struct AuthService: ConfigurableService {
         }
         // The sync service is told when sessions end: on this listener when it runs here too.
         let sync = InternalClient(
-            baseURL: syncURL, token: server.internalToken, http: dependencies.http, timeout: .seconds(2), attempts: 3)
+            baseURL: syncURL, token: token, http: dependencies.http, timeout: .seconds(2), attempts: 3)
         endings = SessionEndings(sessions: sessions.sessions, certificates: certificateRepository, peers: [sync])
         certificateReader = ClientCertificateReader(server)
         sessionAuthenticator = SessionAuthenticator(
@@ -82,7 +84,7 @@ public struct AuthService: ConfigurableService {
         ).addRoutes(to: router)
         ServerAPIController(apps: sessions.apps, directory: directory, endings: endings, origins: origins)
             .addRoutes(to: router)
-        InternalController(sessions: sessions, directory: directory, internalToken: server.internalToken)
+        InternalController(sessions: sessions, directory: directory, tokens: server.internalTokens)
             .addRoutes(to: router)
     }
 

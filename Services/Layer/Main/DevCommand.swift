@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LayerDevelopment
+import LayerModels
 import LayerServer
 import LayerSuite
 import Logging
@@ -35,6 +36,12 @@ struct DevCommand: AsyncParsableCommand {
         let stunPort = self.stunPort == 0 ? try Self.freeUDPPort() : self.stunPort
         environment["LAYER_STUN_PORT"] = String(stunPort)
         environment["LAYER_STUN_HOST"] = environment["LAYER_STUN_HOST"] ?? host
+        // A TURN server of its own, unless the developer names theirs.
+        var turn: DevTURNServer?
+        if environment["LAYER_TURN_URIS"] == nil, let secret = secrets.turnSecret {
+            turn = try DevTURNServer.prepare(directory: directory, host: host, secret: secret, logger: logger)
+            environment["LAYER_TURN_URIS"] = turn?.uris.joined(separator: ",")
+        }
         var reader = SettingsReader(environment)
         var server = ServerSettings.read(&reader, defaultPort: port, requireDatabase: false)
         let plans = Suite.configured(from: &reader)
@@ -52,12 +59,13 @@ struct DevCommand: AsyncParsableCommand {
         let postgres = server.database!.makeClient(logger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let bootstrap = DemoBootstrap(
-            directory: directory, operatorToken: secrets.operatorToken, internalToken: secrets.internalToken,
-            stunPort: stunPort, turnSecret: secrets.turnSecret, corsOrigins: environment["LAYER_CORS_ORIGINS"] ?? "",
+            directory: directory, operatorToken: secrets.operatorToken, internalTokens: secrets.internalTokens ?? [:],
+            stunPort: stunPort, turnSecret: secrets.turnSecret, turnURIs: turn?.uris ?? [],
+            corsOrigins: environment["LAYER_CORS_ORIGINS"] ?? "",
             scheme: server.tlsCertificatePath == nil ? "http" : "https",
             host: host, ports: ports, logger: logger)
         let app = try buildApplication(
-            plans, settings: server, postgres: postgres, extraServices: [bootstrap],
+            plans, settings: server, postgres: postgres, extraServices: [bootstrap] + (turn.map { [$0] } ?? []),
             onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
             logger: logger)
         try await ServiceGroup(configuration: .layer(app, settings: server, logger: logger)).run()
@@ -74,12 +82,15 @@ struct DevCommand: AsyncParsableCommand {
     static let localOrigins = "http://localhost:*,http://127.0.0.1:*,http://[::1]:*"
 
     /// The process's environment with the secrets `layer dev` keeps in its data directory in
-    /// place of the operator's: the tokens and the key of the CA it keeps in the database.
+    /// place of the operator's: the tokens, the keys of the CA it keeps in the database and of
+    /// content links, and the TURN secret.
     static func environment(
         secrets: DevSecrets, _ base: [String: String] = ProcessInfo.processInfo.environment
     ) -> [String: String] {
         var environment = base
-        environment["LAYER_INTERNAL_TOKEN"] = secrets.internalToken
+        environment["LAYER_INTERNAL_TOKEN"] = nil
+        environment.merge(InternalTokens(secrets.internalTokens ?? [:]).environment) { $1 }
+        environment["LAYER_CONTENT_LINK_SECRET"] = secrets.contentLinkSecret
         environment["LAYER_OPERATOR_TOKEN"] = secrets.operatorToken
         environment["LAYER_CA_KEY_SECRET"] = secrets.caKeySecret
         environment["LAYER_TURN_SECRET"] = secrets.turnSecret
@@ -96,9 +107,10 @@ struct DevCommand: AsyncParsableCommand {
 struct DemoBootstrap: Service {
     let directory: URL
     let operatorToken: String
-    let internalToken: String
+    let internalTokens: [String: String]
     let stunPort: Int
     let turnSecret: String?
+    let turnURIs: [String]
     /// What browsers may call the suite from, as the banner says.
     let corsOrigins: String
     let scheme: String
@@ -127,9 +139,10 @@ struct DemoBootstrap: Service {
         {
             info.baseURL = baseURL
             info.operatorToken = operatorToken
-            info.internalToken = internalToken
+            info.internalTokens = internalTokens
             info.stunPort = stunPort
             info.turnSecret = turnSecret
+            info.turnURIs = turnURIs
             try info.save(in: directory)
             return info
         }
@@ -140,9 +153,9 @@ struct DemoBootstrap: Service {
         let provider = try await client.createProvider(app: app)
         let key = try await client.registerKey(app: app, provider: provider, publicKeyPEM: privateKey.publicKey.pemRepresentation)
         let info = DevInfo(
-            baseURL: baseURL, operatorToken: operatorToken, internalToken: internalToken, appID: app, providerID: provider,
-            keyID: key,
-            privateKeyPath: keyPath.path, stunPort: stunPort, turnSecret: turnSecret)
+            baseURL: baseURL, operatorToken: operatorToken, internalTokens: internalTokens, appID: app,
+            providerID: provider, keyID: key, privateKeyPath: keyPath.path, stunPort: stunPort, turnSecret: turnSecret,
+            turnURIs: turnURIs)
         try info.save(in: directory)
         return info
     }
@@ -156,6 +169,7 @@ struct DemoBootstrap: Service {
           key kid:       \(info.keyID)
           private key:   \(info.privateKeyPath)
           STUN (UDP):    \(info.stunPort.map(String.init) ?? "-")
+          TURN (coturn): \(info.turnURIs?.first ?? "- (install coturn: scripts/ensure-deps.sh)")
           browsers:      pages on \(corsOrigins.isEmpty ? "no origin" : corsOrigins) may call it (CORS);
                          allow others with `layer admin allow-origins --app <app> --origin https://…`
 

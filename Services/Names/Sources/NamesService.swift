@@ -12,6 +12,8 @@ public struct NamesService: ConfigurableService {
     public static let name = InternalAPI.Service.names
     public static let defaultPort = 8083
     public static var migrations: MigrationRunner { namesMigrations }
+    /// Who messaged or called whom is reported by the sync and VoIP services.
+    public static let internalCallers = [InternalAPI.Service.sync, InternalAPI.Service.voip]
     /// Its `openapi.yaml` with the shared part.
     public static let openAPI = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "names")
     public var links: [(rel: String, path: String)] { [("persons", "/persons"), ("resolve", "/resolve")] }
@@ -20,7 +22,7 @@ public struct NamesService: ConfigurableService {
     let sessionAuthenticator: SessionAuthenticator
     let appTokens: any AppTokenVerifier
     let auth: InternalClient
-    let internalToken: String
+    let internalTokens: InternalTokens
     /// One budget table per rule for the process (the service is built once per process).
     let userLimits: (resolve: RateLimiter, writes: RateLimiter)
 
@@ -28,11 +30,12 @@ public struct NamesService: ConfigurableService {
         let server = dependencies.server
         directory = Directory(postgres: dependencies.postgres, defaultRegion: settings.defaultRegion)
         auth = InternalClient(
-            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
+            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL),
+            token: server.internalTokens.token(of: Self.name),
             http: dependencies.http)
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
-        internalToken = server.internalToken
+        internalTokens = server.internalTokens
         userLimits = (
             RateLimiter(.init(rate: settings.resolveRate, burst: max(settings.resolveRate * 3, 1))),
             RateLimiter(.init(rate: settings.writeRate, burst: max(settings.writeRate * 3, 1)))
@@ -73,7 +76,7 @@ public struct NamesService: ConfigurableService {
         SettingsController(directory: directory).addRoutes(to: server)
 
         let internalRoutes = router.group("internal/v1")
-            .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
+            .add(middleware: InternalCallerMiddleware(accepting: Self.internalCallers, tokens: internalTokens))
         InternalController(relationships: directory.relationships).addRoutes(to: internalRoutes)
     }
 

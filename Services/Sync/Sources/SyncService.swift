@@ -15,6 +15,8 @@ import ServiceLifecycle
 public struct SyncService: ConfigurableService {
     public static let name = InternalAPI.Service.sync
     public static let defaultPort = 8082
+    /// The auth service (sign-ins, blocks, ended sessions) and the VoIP service (rings, blocks).
+    public static let internalCallers = [InternalAPI.Service.auth, InternalAPI.Service.voip]
     public static var migrations: MigrationRunner { syncMigrations }
     /// Its `openapi.yaml` with the shared part.
     public static let openAPI = OpenAPISpec.serviceDocument(PackageResources.openapi_yaml, service: "sync")
@@ -29,7 +31,7 @@ public struct SyncService: ConfigurableService {
     let appTokens: any AppTokenVerifier
     let auth: InternalClient
     let push: Push
-    let internalToken: String
+    let internalTokens: InternalTokens
     let uploads: UploadSlots
     let schedules = ScheduleAlarm()
     let origins: AllowedOrigins
@@ -40,24 +42,25 @@ public struct SyncService: ConfigurableService {
         self.settings = settings
         let repositories = SyncRepositories(postgres: postgres)
         self.repositories = repositories
+        let token = server.internalTokens.token(of: Self.name)
         let names = dependencies.optionalPeerURL(InternalAPI.Service.names, configured: settings.namesURL).map {
-            InternalClient(baseURL: $0, token: server.internalToken, http: dependencies.http)
+            InternalClient(baseURL: $0, token: token, http: dependencies.http)
         }
         relationships = RelationshipReporter(names: names)
         let views = Views(
-            links: ContentLinks(secret: server.internalToken), pushURLs: PushURLTemplate(secret: server.internalToken),
+            links: ContentLinks(secret: settings.contentLinkSecret), pushURLs: PushURLTemplate(secret: settings.contentLinkSecret),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
         let authURL = dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL)
-        auth = InternalClient(baseURL: authURL, token: server.internalToken, http: dependencies.http)
+        auth = InternalClient(baseURL: authURL, token: token, http: dependencies.http)
         domain = SyncDomain(
             repositories: repositories, views: views, relationships: relationships,
-            directory: DirectoryChanges(auth: authURL, internalToken: server.internalToken),
+            directory: DirectoryChanges(auth: authURL, internalToken: token),
             contentSettings: RichContent.Settings(quotaBytes: settings.contentQuotaBytes), schedules: schedules)
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: views.links,
             template: views.pushURLs, introspector: sessionAuthenticator.sessionIntrospector)
-        internalToken = server.internalToken
+        internalTokens = server.internalTokens
         uploads = UploadSlots(limit: settings.uploadsPerUser)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
         origins = dependencies.origins
@@ -81,12 +84,15 @@ public struct SyncService: ConfigurableService {
         WebSocketController(push: push, domain: domain, authenticator: streamAuthenticator, origins: origins)
             .addRoutes(to: streams)
         EventsController(push: push, domain: domain, origins: origins).addRoutes(to: streams)
-        // What other services of the suite call, with the internal token.
-        let internalRoutes = router.group("internal/v1")
-            .add(middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
-        SignalsController(push: push).addRoutes(to: internalRoutes)
-        SessionsEndedController(push: push).addRoutes(to: internalRoutes)
-        DirectoryController(domain: domain).addRoutes(to: internalRoutes)
+        // What other services of the suite call, each route with the internal tokens of its callers.
+        let fromAuth = router.group("internal/v1")
+            .add(middleware: InternalCallerMiddleware(accepting: [InternalAPI.Service.auth], tokens: internalTokens))
+        let fromVoIP = router.group("internal/v1")
+            .add(middleware: InternalCallerMiddleware(accepting: [InternalAPI.Service.voip], tokens: internalTokens))
+        SignalsController(push: push).addRoutes(to: fromVoIP)
+        SessionsEndedController(push: push).addRoutes(to: fromAuth)
+        DirectoryController(domain: domain).addRoutes(to: fromAuth)
+        DirectoryController(domain: domain).addCallRoutes(to: fromVoIP)
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {

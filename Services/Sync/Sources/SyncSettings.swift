@@ -18,6 +18,11 @@ public struct SyncSettings: ServiceSettings {
     /// Where the name resolution service answers, when it does not run in the same process; who
     /// messaged whom is reported there. Nil (and not in the same process): not reported.
     public var namesURL: String?
+    /// The key of signed content links (and of the placeholder of pushed URLs), the same on every
+    /// replica and nobody else's; by default one made for this process, which a test's replicas
+    /// share.
+    public var contentLinkSecret: String = Self.processSecret
+    static let processSecret = Secrets.randomToken()
 
     public init(
         maxContentBytes: Int = 50 * 1024 * 1024, push: PushSettings = PushSettings(),
@@ -29,8 +34,8 @@ public struct SyncSettings: ServiceSettings {
     }
 
     /// `LAYER_CONTENT_MAX_BYTES`, `LAYER_CONTENT_QUOTA_BYTES`, `LAYER_UPLOADS_PER_USER`,
-    /// `LAYER_CONTENT_GRACE_SECONDS`, `LAYER_AUTH_URL`, `LAYER_NAMES_URL` and the push settings
-    /// (`LAYER_PUSH_*`).
+    /// `LAYER_CONTENT_GRACE_SECONDS`, `LAYER_AUTH_URL`, `LAYER_NAMES_URL`, `LAYER_CONTENT_LINK_SECRET`
+    /// (required) and the push settings (`LAYER_PUSH_*`).
     public static func read(_ reader: inout SettingsReader) -> SyncSettings {
         var settings = SyncSettings(
             maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)),
@@ -39,6 +44,8 @@ public struct SyncSettings: ServiceSettings {
         settings.contentQuotaBytes = Int64(reader.integer("LAYER_CONTENT_QUOTA_BYTES", default: 1 << 30, in: 1...(1 << 50)))
         settings.namesURL = reader.optional("LAYER_NAMES_URL").map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         settings.uploadsPerUser = reader.integer("LAYER_UPLOADS_PER_USER", default: 4, in: 1...1000)
+        settings.contentLinkSecret = reader.required(
+            "LAYER_CONTENT_LINK_SECRET", "the key of signed content links, the same on every sync replica")
         settings.contentGrace = .seconds(
             reader.integer("LAYER_CONTENT_GRACE_SECONDS", default: 24 * 3600, in: 60...(365 * 86400)))
         return settings

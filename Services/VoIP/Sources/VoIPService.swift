@@ -19,8 +19,12 @@ public struct VoIPService: ConfigurableService {
 
     let settings: VoIPSettings
     let sessionAuthenticator: SessionAuthenticator
+    /// The same check without the introspection cache, for TURN credentials: a session that
+    /// ended gets none, not even within the cache time.
+    let freshSessionAuthenticator: SessionAuthenticator
     let auth: InternalClient
     let calls: Calls
+    let placements: RateLimiter
     /// The STUN server's port: the configured one, or the one bound when that was 0.
     let stunPort: BoundPort
 
@@ -28,19 +32,22 @@ public struct VoIPService: ConfigurableService {
         let server = dependencies.server
         self.settings = settings
         stunPort = BoundPort(settings.stunPort)
+        let token = server.internalTokens.token(of: Self.name)
         auth = InternalClient(
-            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: server.internalToken,
+            baseURL: dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL), token: token,
             http: dependencies.http)
         let sync = InternalClient(
-            baseURL: dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL), token: server.internalToken,
+            baseURL: dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL), token: token,
             http: dependencies.http)
         let names = dependencies.optionalPeerURL(InternalAPI.Service.names, configured: settings.namesURL).map {
-            InternalClient(baseURL: $0, token: server.internalToken, http: dependencies.http)
+            InternalClient(baseURL: $0, token: token, http: dependencies.http)
         }
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
+        freshSessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters, cached: false)
+        placements = RateLimiter(.init(rate: Double(settings.callsPerMinute) / 60, burst: Double(settings.callsPerMinute)))
         calls = Calls(
             repository: CallRepository(postgres: dependencies.postgres), signals: CallSignals(sync: sync),
-            knownUsers: KnownUsers(auth: auth),
+            knownUsers: KnownUsers(auth: auth), blocks: CallBlocks(sync: sync),
             relationships: RelationshipReporter(names: names), ringSeconds: settings.ringTimeoutSeconds)
     }
 
@@ -48,18 +55,21 @@ public struct VoIPService: ConfigurableService {
         let client = router.group()
             .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
             .add(middleware: sessionAuthenticator)
-        CallsController(calls: calls).addRoutes(to: client)
+        CallsController(calls: calls, placements: placements).addRoutes(to: client)
+        let freshlyChecked = router.group()
+            .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
+            .add(middleware: freshSessionAuthenticator)
         TurnController(
             secret: settings.turnSecret, uris: settings.turnURIs, ttlSeconds: settings.turnTTLSeconds,
             stunPort: { [stunPort] in stunPort.value }
-        ).addRoutes(to: client)
+        ).addRoutes(to: freshlyChecked)
     }
 
     public var backgroundServices: [any Service] {
         [
             STUNServer(
-                host: settings.stunHost, port: settings.stunPort, logger: Logger(label: "layer-voip.stun"),
-                onBound: { [stunPort] in stunPort.value = $0 }),
+                host: settings.stunHost, port: settings.stunPort, sourceLimit: settings.stunSourceLimit,
+                logger: Logger(label: "layer-voip.stun"), onBound: { [stunPort] in stunPort.value = $0 }),
             CallSweeper(
                 calls: calls, graceSeconds: settings.callerGraceSeconds,
                 logger: Logger(label: "layer-voip.calls")),

@@ -97,8 +97,8 @@ public struct ServerSettings: Sendable {
     public var host: String
     public var port: Int
     public var database: DatabaseSettings?
-    /// The token services present to each other on `/internal/v1/…`.
-    public var internalToken: String
+    /// The tokens services present to each other on `/internal/v1/…`, one per calling service.
+    public var internalTokens: InternalTokens
     public var realm: String
     public var introspectionCacheTTL: Duration
     /// The edge proxies whose forwarding headers are believed: `X-Forwarded-For`,
@@ -131,7 +131,7 @@ public struct ServerSettings: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, database: DatabaseSettings? = nil,
-        internalToken: String, realm: String = "layerline",
+        internalTokens: InternalTokens = .random(), realm: String = "layerline",
         introspectionCacheTTL: Duration = .seconds(5), trustedProxies: TrustedProxies = .none,
         tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil, publicBaseURL: String? = nil,
         rateLimits: RateLimits = .standard
@@ -139,7 +139,7 @@ public struct ServerSettings: Sendable {
         self.host = host
         self.port = port
         self.database = database
-        self.internalToken = internalToken
+        self.internalTokens = internalTokens
         self.realm = realm
         self.introspectionCacheTTL = introspectionCacheTTL
         self.trustedProxies = trustedProxies
@@ -150,8 +150,12 @@ public struct ServerSettings: Sendable {
     }
 
     /// Reads `LAYER_*` variables (`LAYER_RATE_LIMIT_*` among them, since the rules span services).
-    /// `defaultPort` is the service's own port when run alone.
-    public static func read(_ reader: inout SettingsReader, defaultPort: Int, requireDatabase: Bool) -> ServerSettings {
+    /// `defaultPort` is the service's own port when run alone. With `requireDatabase` (a service
+    /// in production), the internal tokens of `tokensOf` are required too: the service's own and
+    /// those of the services that call it.
+    public static func read(
+        _ reader: inout SettingsReader, defaultPort: Int, requireDatabase: Bool, tokensOf services: [String] = []
+    ) -> ServerSettings {
         var database: DatabaseSettings?
         let maxConnections = reader.integer("LAYER_DATABASE_MAX_CONNECTIONS", default: 20, in: 1...500)
         if let url = reader.optional("LAYER_DATABASE_URL") {
@@ -160,10 +164,7 @@ public struct ServerSettings: Sendable {
         } else if requireDatabase {
             _ = reader.required("LAYER_DATABASE_URL", "the PostgreSQL URL, postgres://user:password@host:5432/db")
         }
-        let internalToken =
-            requireDatabase
-            ? reader.required("LAYER_INTERNAL_TOKEN", "the shared secret of the internal API")
-            : reader.optional("LAYER_INTERNAL_TOKEN") ?? ""
+        let internalTokens = InternalTokens.read(&reader, required: requireDatabase ? services : [])
         let tlsCertificate = reader.optional("LAYER_TLS_CERTIFICATE")
         let tlsKey = reader.optional("LAYER_TLS_KEY")
         if (tlsCertificate == nil) != (tlsKey == nil) {
@@ -196,7 +197,7 @@ public struct ServerSettings: Sendable {
             host: reader.optional("LAYER_HOST") ?? "0.0.0.0",
             port: reader.integer("LAYER_PORT", default: defaultPort, in: 0...65535),
             database: database,
-            internalToken: internalToken,
+            internalTokens: internalTokens,
             realm: reader.optional("LAYER_REALM") ?? "layerline",
             introspectionCacheTTL: .milliseconds(
                 reader.integer("LAYER_INTROSPECTION_CACHE_MS", default: 5000, in: 0...300_000)),

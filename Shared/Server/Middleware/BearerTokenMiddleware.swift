@@ -3,7 +3,8 @@ import Hummingbird
 import LayerModels
 
 /// Guards routes with one configured secret: `Authorization: Bearer <token>`, compared in
-/// constant time. Used for the internal API (the internal token) and the operator API.
+/// constant time: the operator API. (Internal routes accept the tokens of their callers:
+/// ``InternalCallerMiddleware``.)
 public struct StaticBearerMiddleware: RouterMiddleware {
     public typealias Context = LayerRequestContext
     let token: String

@@ -2,7 +2,7 @@
 /// recently. Reading or writing an entry makes it the most recent one; every operation takes
 /// constant time. The order of use is a doubly linked list threaded by index through the slots
 /// that hold the entries, so nothing is allocated once the table is full.
-struct LRUTable<Key: Hashable, Value> {
+public struct LRUTable<Key: Hashable, Value> {
     private struct Slot {
         var key: Key
         var value: Value
@@ -11,21 +11,21 @@ struct LRUTable<Key: Hashable, Value> {
         var older: Int
     }
 
-    let capacity: Int
+    public let capacity: Int
     private var slots: [Slot] = []
     private var index: [Key: Int] = [:]
     private var newest = -1
     private var oldest = -1
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         precondition(capacity > 0, "a table holds at least one entry")
         self.capacity = capacity
     }
 
-    var count: Int { index.count }
+    public var count: Int { index.count }
 
     /// The value of `key`, which becomes the most recently used; nil if the table has none.
-    mutating func use(_ key: Key) -> Value? {
+    public mutating func use(_ key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         makeNewest(slot)
         return slots[slot].value
@@ -33,7 +33,7 @@ struct LRUTable<Key: Hashable, Value> {
 
     /// Stores `value` under `key` as the most recently used entry; when the table is full and
     /// `key` is new, the least recently used entry gives up its slot.
-    mutating func set(_ key: Key, _ value: Value) {
+    public mutating func set(_ key: Key, _ value: Value) {
         if let slot = index[key] {
             slots[slot].value = value
             makeNewest(slot)
@@ -54,7 +54,7 @@ struct LRUTable<Key: Hashable, Value> {
     }
 
     /// Whether `key` has an entry, without counting as a use.
-    func contains(_ key: Key) -> Bool { index[key] != nil }
+    public func contains(_ key: Key) -> Bool { index[key] != nil }
 
     private mutating func makeNewest(_ slot: Int) {
         guard slot != newest else { return }

@@ -20,13 +20,8 @@ public final class RateLimiter: Sendable {
         }
     }
 
-    private struct Bucket {
-        var tokens: Double
-        var updated: ContinuousClock.Instant
-    }
-
     public let limit: Limit
-    private let buckets: Mutex<LRUTable<String, Bucket>>
+    private let buckets: Mutex<LRUTable<String, TokenBucket>>
     private let clock = ContinuousClock()
 
     public init(_ limit: Limit, capacity: Int = 50_000) {
@@ -35,19 +30,18 @@ public final class RateLimiter: Sendable {
     }
 
     /// Takes one token from the bucket of the client at `address`; false when it is empty.
-    public func allow(_ address: String) -> Bool {
+    public func allow(_ address: String) -> Bool { wait(address) == nil }
+
+    /// Takes one token from the bucket of the client at `address`: nil when there was one, else
+    /// how long until there will be.
+    public func wait(_ address: String) -> Duration? {
         let key = Self.key(for: address)
         let now = clock.now
         return buckets.withLock { buckets in
-            var bucket = buckets.use(key) ?? Bucket(tokens: limit.burst, updated: now)
-            let elapsed = now - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(limit.burst, bucket.tokens + seconds * limit.rate)
-            bucket.updated = now
-            let allowed = bucket.tokens >= 1
-            if allowed { bucket.tokens -= 1 }
+            var bucket = buckets.use(key) ?? TokenBucket(full: limit, at: now)
+            let wait = bucket.take(limit, now: now)
             buckets.set(key, bucket)
-            return allowed
+            return wait
         }
     }
 
@@ -122,30 +116,79 @@ public struct RateLimiters: Sendable {
     }
 }
 
-/// Answers 429 `rate_limit_exceeded` when the caller's address has spent its bucket.
+/// Answers 429 `rate_limit_exceeded`, with the `Retry-After` of the bucket, when the client has
+/// spent its bucket. The client is the caller's address; or, after the session middleware, the
+/// signed-in user, for routes whose cost falls on other people (a call rings every device of the
+/// callee), where an address may stand for many honest users and one user for many addresses.
 public struct RateLimitMiddleware: RouterMiddleware {
     public typealias Context = LayerRequestContext
+
+    public enum Client: Sendable {
+        case address(TrustedProxies)
+        case user
+    }
+
     let limiter: RateLimiter
-    let trustedProxies: TrustedProxies
+    let client: Client
+    let message: String
 
     public init(_ limiter: RateLimiter, trustedProxies: TrustedProxies) {
+        self.init(limiter, per: .address(trustedProxies), message: "Too many requests from this address; try again shortly.")
+    }
+
+    public init(_ limiter: RateLimiter, per client: Client, message: String) {
         self.limiter = limiter
-        self.trustedProxies = trustedProxies
+        self.client = client
+        self.message = message
     }
 
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard limiter.allow(context.clientIP(request, trustedProxies: trustedProxies)) else {
-            throw APIError.rateLimited("Too many requests from this address; try again shortly.")
+        let key: String
+        switch client {
+        case .address(let trustedProxies): key = context.clientIP(request, trustedProxies: trustedProxies)
+        case .user:
+            let session = try context.requireSession()
+            // The app's UUID first: such a key never reads as an IP address (see `RateLimiter.key(for:)`).
+            key = "\(session.appID.uuidString)/\(session.userID)"
         }
+        if let wait = limiter.wait(key) { throw APIError.rateLimited(message, retryAfter: wait) }
         return try await next(request, context)
     }
 }
 
+/// A token bucket: `limit.burst` tokens at most, refilled at `limit.rate` a second.
+public struct TokenBucket: Sendable {
+    var tokens: Double
+    var updated: ContinuousClock.Instant
+
+    /// A bucket that is full at `now`.
+    public init(full limit: RateLimiter.Limit, at now: ContinuousClock.Instant) {
+        tokens = limit.burst
+        updated = now
+    }
+
+    /// Refills the bucket for the time since it was last used and takes a token: nil when there
+    /// was one, else how long until there will be (and nothing is taken).
+    public mutating func take(_ limit: RateLimiter.Limit, now: ContinuousClock.Instant) -> Duration? {
+        let elapsed = now - updated
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        tokens = min(limit.burst, tokens + max(0, seconds) * limit.rate)
+        updated = now
+        guard tokens < 1 else {
+            tokens -= 1
+            return nil
+        }
+        return .seconds((1 - tokens) / limit.rate)
+    }
+}
+
 extension APIError {
-    /// 429 `rate_limit_exceeded`, with the `Retry-After` of every rate limit.
-    public static func rateLimited(_ message: String) -> APIError {
-        APIError(.rateLimitExceeded, message, headers: [.retryAfter: "1"])
+    /// 429 `rate_limit_exceeded`, with `Retry-After`: the whole seconds until the client may try
+    /// again (at least 1).
+    public static func rateLimited(_ message: String, retryAfter wait: Duration = .seconds(1)) -> APIError {
+        let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        return APIError(.rateLimitExceeded, message, headers: [.retryAfter: String(seconds)])
     }
 }

@@ -70,10 +70,14 @@ public protocol ConfigurableService: LayerService {
     static var defaultPort: Int { get }
     static var migrations: MigrationRunner { get }
     static var openAPI: String { get }
+    /// The services that call its internal routes: `layer-<name>` needs their tokens, besides
+    /// its own (``InternalTokens``).
+    static var internalCallers: [String] { get }
     init(settings: Settings, dependencies: ServiceDependencies) throws
 }
 
 extension ConfigurableService {
+    public static var internalCallers: [String] { [] }
     public var name: String { Self.name }
     public var migrations: MigrationRunner { Self.migrations }
     public var openAPI: String { Self.openAPI }

@@ -10,7 +10,8 @@ public enum ServiceMain {
         Observability.bootstrapLogging()
         let logger = Logger(label: S.executable)
         var reader = SettingsReader()
-        let server = ServerSettings.read(&reader, defaultPort: S.defaultPort, requireDatabase: true)
+        let server = ServerSettings.read(
+            &reader, defaultPort: S.defaultPort, requireDatabase: true, tokensOf: [S.name] + S.internalCallers)
         let plan = S.configured(from: &reader)
         do {
             try reader.validate(S.executable)

@@ -44,8 +44,8 @@ public struct SessionAuthenticator: RouterMiddleware {
             context.session = try await session(from: answer, presented: thumbprint, request: request, context: context)
             return try await next(request, context)
         case .identityToken(let token):
-            guard limiters.sessions.allow(context.clientIP(request, trustedProxies: certificates.trustedProxies)) else {
-                throw APIError.rateLimited("Too many sessions opened from this address; try again shortly.")
+            if let wait = limiters.sessions.wait(context.clientIP(request, trustedProxies: certificates.trustedProxies)) {
+                throw APIError.rateLimited("Too many sessions opened from this address; try again shortly.", retryAfter: wait)
             }
             let created = try await introspector.createSession(
                 identityToken: token, certificateThumbprint: thumbprint, logger: context.logger)
@@ -99,8 +99,8 @@ public struct SessionAuthenticator: RouterMiddleware {
     }
 
     private func challenge(_ message: String, request: Request, context: Context) async throws -> APIError {
-        guard limiters.nonces.allow(context.clientIP(request, trustedProxies: certificates.trustedProxies)) else {
-            return APIError.rateLimited("Too many unauthenticated requests; slow down.")
+        if let wait = limiters.nonces.wait(context.clientIP(request, trustedProxies: certificates.trustedProxies)) {
+            return APIError.rateLimited("Too many unauthenticated requests; slow down.", retryAfter: wait)
         }
         let nonce = try await introspector.challengeNonce(logger: context.logger)
         return APIError.authenticationRequired(message, nonce: nonce, realm: realm)
@@ -176,12 +176,14 @@ extension ClientCertificateReader {
 
 extension SessionAuthenticator {
     /// The session check of a service other than auth: sessions introspected with the auth service
-    /// over internal HTTP, active answers trusted for the introspection cache time.
+    /// over internal HTTP, active answers trusted for the introspection cache time (or, not
+    /// `cached`, asked anew at every request, for what a session that ended must not get at all).
     public static func remote(
-        auth: InternalClient, server: ServerSettings, limiters: RateLimiters
+        auth: InternalClient, server: ServerSettings, limiters: RateLimiters, cached: Bool = true
     ) -> SessionAuthenticator {
-        SessionAuthenticator(
-            introspector: CachingIntrospector(HTTPSessionIntrospector(client: auth), ttl: server.introspectionCacheTTL),
+        let introspector = HTTPSessionIntrospector(client: auth)
+        return SessionAuthenticator(
+            introspector: cached ? CachingIntrospector(introspector, ttl: server.introspectionCacheTTL) : introspector,
             certificates: ClientCertificateReader(server), realm: server.realm, limiters: limiters)
     }
 

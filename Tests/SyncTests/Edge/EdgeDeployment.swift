@@ -15,8 +15,10 @@ import Testing
 final class EdgeDeployment: Sendable {
     let directory: URL
     let database: DatabaseSettings
-    let internalToken = Secrets.randomToken()
+    let internalTokens = InternalTokens.random()
     let operatorToken = Secrets.randomToken()
+    /// The key of signed content links, the same for every sync replica.
+    let linkSecret = Secrets.randomToken()
     /// Replicas by service name (`auth`, `sync`, `names`, `voip`).
     let replicas: [String: [ServiceProcess]]
     let edgePort: Int
@@ -84,8 +86,8 @@ final class EdgeDeployment: Sendable {
         func url(_ service: String) -> String { "http://127.0.0.1:\(ports[service]![0])" }
         let common = [
             "LAYER_DATABASE_URL": database.url, "LAYER_DATABASE_MAX_CONNECTIONS": "6",
-            "LAYER_INTERNAL_TOKEN": internalToken, "LAYER_TRUSTED_PROXIES": "127.0.0.1", "LOG_LEVEL": "info",
-        ].merging(extra) { $1 }
+            "LAYER_TRUSTED_PROXIES": "127.0.0.1", "LOG_LEVEL": "info", "LAYER_CONTENT_LINK_SECRET": linkSecret,
+        ].merging(internalTokens.environment) { $1 }.merging(extra) { $1 }
         let own: [String: [String: String]] = [
             "auth": [
                 "LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_SYNC_URL": url("sync"),

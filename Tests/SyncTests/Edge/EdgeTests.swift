@@ -76,7 +76,7 @@ struct EdgeTests {
             // What the edge refuses, it refuses in the API's error shape; the services' own errors
             // pass through as they are.
             let operatorBearer = [("Authorization", "Bearer \(edge.operatorToken)")]
-            let internalBearer = [("Authorization", "Bearer \(edge.internalToken)")]
+            let internalBearer = [("Authorization", "Bearer \(edge.internalTokens.token(of: "voip"))")]
             for (method, route, headers) in [
                 (HTTPMethod.GET, "/nope", [(String, String)]()), (.GET, "/conversationsx", []),
                 (.POST, "/internal/v1/introspect", internalBearer), (.GET, "/%69nternal/v1/introspect", internalBearer),

@@ -112,7 +112,7 @@ struct BrowserTests {
         "The original Web XDK, unmodified, on the app's origin: signs in, sends, and hears the answer over its WebSocket",
         .enabled(if: HeadlessBrowser.executable != nil && xdkBuild != nil, "set LAYER_XDK_BUILD to a build of the Web XDK"))
     func originalWebXDK() async throws {
-        var server = ServerSettings(internalToken: Secrets.randomToken())
+        var server = ServerSettings()
         server.allowedOrigins = [OriginRule].parsing(["http://127.0.0.1:*"]).rules
         try await SyncHarness.run(settings: quickPush, server: server) { suite in
             let reports = Reports()

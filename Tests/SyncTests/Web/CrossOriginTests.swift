@@ -16,7 +16,7 @@ private func freshAppPage() -> String { "https://chat-\(UUID().uuidString.prefix
 
 /// The suite as `layer dev` serves it, with the operator's list of `layer dev`.
 private func run<T: Sendable>(_ body: @Sendable (SyncHarness) async throws -> T) async throws -> T {
-    var server = ServerSettings(internalToken: Secrets.randomToken())
+    var server = ServerSettings()
     server.allowedOrigins = [OriginRule]
         .parsing(["http://localhost:*", "http://127.0.0.1:*"]).rules
     return try await SyncHarness.run(settings: quickPush, server: server, body)

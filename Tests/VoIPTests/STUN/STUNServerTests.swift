@@ -1,3 +1,4 @@
+import LayerServer
 import LayerVoIP
 import Logging
 import STUNCodec
@@ -16,10 +17,11 @@ import Testing
     /// Runs a STUN server on `host` and a free port for `body` (given the port), then shuts its
     /// service group down gracefully and waits for it to end.
     static func withServer(
-        host: String = "127.0.0.1", logger: Logger = quiet, _ body: (Int) async throws -> Void
+        host: String = "127.0.0.1", sourceLimit: RateLimiter.Limit? = VoIPSettings().stunSourceLimit,
+        logger: Logger = quiet, _ body: (Int) async throws -> Void
     ) async throws {
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
-        let server = STUNServer(host: host, port: 0, logger: logger, onBound: { bound.yield($0) })
+        let server = STUNServer(host: host, port: 0, sourceLimit: sourceLimit, logger: logger, onBound: { bound.yield($0) })
         let group = ServiceGroup(services: [server], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -73,7 +75,7 @@ import Testing
     }
 
     @Test func answersManyRequestsInFlight() async throws {
-        try await Self.withServer { port in
+        try await Self.withServer(sourceLimit: nil) { port in
             let client = try UDPClient()
             let requests = (0..<200).map { _ in STUNMessage(.request, .binding) }
             for request in requests { try client.send(request.encoded(), toPort: port) }
@@ -102,6 +104,51 @@ import Testing
                 .request, .binding, attributes: [STUNAttribute(type: .init(rawValue: 0x0003), value: [0, 0, 0, 0])])
             try client.send(unknown.encoded(), toPort: port)
             #expect(try STUNMessage(decoding: try #require(client.receive())).errorCode?.code == 420)
+        }
+    }
+
+    /// Answers that arrive at `client` until it stays quiet for `quiet`.
+    static func answers(to client: UDPClient, quiet: Duration = .milliseconds(400)) -> Int {
+        var count = 0
+        while client.receive(within: quiet) != nil { count += 1 }
+        return count
+    }
+
+    @Test("Each source address gets a burst of answers and then its rate; another address is not held back")
+    func answersPerSourceAddressAreLimited() async throws {
+        try await Self.withServer(sourceLimit: .init(rate: 20, burst: 60)) { port in
+            let client = try UDPClient()
+            let start = ContinuousClock.now
+            for _ in 0..<200 { try client.send(STUNMessage(.request, .binding).encoded(), toPort: port) }
+            let first = Self.answers(to: client)
+            #expect((60...64).contains(first), "\(first) answers to a burst of 200")
+            // 127.0.0.2 is another source: its own bucket is full.
+            let other = try UDPClient(address: 0x7F00_0002)
+            for _ in 0..<10 { try other.send(STUNMessage(.request, .binding).encoded(), toPort: port) }
+            #expect(Self.answers(to: other) == 10)
+            // A second or so later the first source has what 20 a second gave back since its burst.
+            try await Task.sleep(for: .seconds(1))
+            let elapsed = ContinuousClock.now - start
+            for _ in 0..<100 { try client.send(STUNMessage(.request, .binding).encoded(), toPort: port) }
+            let later = Self.answers(to: client)
+            let refilled = Int(20 * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+            #expect((refilled - 6...refilled + 2).contains(later), "\(later) answers \(elapsed) after the burst")
+        }
+    }
+
+    @Test("A request from a source port below 1024 gets no answer (reflection towards a service's port)")
+    func lowSourcePortsGetNothing() async throws {
+        try await Self.withServer { port in
+            // Binding a port below 1024 needs root (or CAP_NET_BIND_SERVICE), as the tests run.
+            let low = try #require(
+                (1000..<1024).reversed().lazy.compactMap { try? UDPClient(port: $0) }.first,
+                "no port below 1024 could be bound: the test needs root")
+            #expect(low.port < 1024)
+            try low.send(STUNMessage(.request, .binding).encoded(), toPort: port)
+            #expect(low.receive(within: .milliseconds(500)) == nil)
+            let high = try UDPClient()
+            try high.send(STUNMessage(.request, .binding).encoded(), toPort: port)
+            #expect(high.receive() != nil)
         }
     }
 

@@ -6,12 +6,18 @@ final class UDPClient {
     private let descriptor: Int32
     private let ipv6: Bool
 
-    init(ipv6: Bool = false) throws {
+    /// A socket on the loopback address of its family; for IPv4, `address` may name another
+    /// address of 127.0.0.0/8, which stands for another client. `port` 0 takes any free one.
+    init(ipv6: Bool = false, address: UInt32 = 0x7F00_0001, port: Int = 0) throws {
         self.ipv6 = ipv6
         descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { throw UDPError("socket: \(errno)") }
-        let bound = Self.withLoopback(ipv6: ipv6, port: 0) { bind(descriptor, $0, $1) }
-        guard bound == 0 else { throw UDPError("bind: \(errno)") }
+        let bound = Self.withLoopback(ipv6: ipv6, address: address, port: port) { bind(descriptor, $0, $1) }
+        guard bound == 0 else {
+            let error = errno
+            close(descriptor)
+            throw UDPError("bind: \(error)")
+        }
     }
 
     deinit {
@@ -47,7 +53,9 @@ final class UDPClient {
         return count >= 0 ? Array(buffer.prefix(count)) : nil
     }
 
-    private static func withLoopback<T>(ipv6: Bool, port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+    private static func withLoopback<T>(
+        ipv6: Bool, address ipv4: UInt32 = 0x7F00_0001, port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T
+    ) -> T {
         if ipv6 {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
@@ -60,7 +68,7 @@ final class UDPClient {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        address.sin_addr.s_addr = ipv4.bigEndian
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

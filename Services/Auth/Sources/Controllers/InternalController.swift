@@ -3,22 +3,30 @@ import Hummingbird
 import LayerModels
 import LayerServer
 
-/// What the other services ask of the auth service (`/internal/v1/…`, internal token).
+/// What the other services ask of the auth service (`/internal/v1/…`, each route with the
+/// internal tokens of the services that call it).
 struct InternalController: Sendable {
     let sessions: Sessions
     let directory: UserDirectory
-    let internalToken: String
+    let tokens: InternalTokens
+
+    /// The services that call the auth service (`layer-auth` needs their tokens).
+    static let callers = [InternalAPI.Service.sync, InternalAPI.Service.names, InternalAPI.Service.voip]
 
     func addRoutes(to router: Router<LayerRequestContext>) {
-        let group = router.group("internal/v1").add(
-            middleware: StaticBearerMiddleware(token: internalToken, realm: "internal"))
-        group.post("introspect", use: introspect)
-        group.post("sessions", use: createSession)
-        group.post("nonces", use: createNonce)
-        group.post("app-tokens/verify", use: verifyAppToken)
-        group.post("users/known", use: knownUsers)
-        group.post("identities/changed", use: identitiesChanged)
-        group.post("origins", use: origins)
+        // Every service with a public API checks sessions and Server API tokens and answers CORS.
+        let everyService = routes(router, accepting: Self.callers)
+        everyService.post("introspect", use: introspect)
+        everyService.post("sessions", use: createSession)
+        everyService.post("nonces", use: createNonce)
+        everyService.post("app-tokens/verify", use: verifyAppToken)
+        everyService.post("origins", use: origins)
+        routes(router, accepting: [InternalAPI.Service.voip]).post("users/known", use: knownUsers)
+        routes(router, accepting: [InternalAPI.Service.sync]).post("identities/changed", use: identitiesChanged)
+    }
+
+    private func routes(_ router: Router<LayerRequestContext>, accepting callers: [String]) -> RouterGroup<LayerRequestContext> {
+        router.group("internal/v1").add(middleware: InternalCallerMiddleware(accepting: callers, tokens: tokens))
     }
 
     /// Every app's allowed web origins, for the CORS of the other services.

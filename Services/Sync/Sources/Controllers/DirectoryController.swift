@@ -6,7 +6,8 @@ import LayerServer
 /// The app's user directory as the auth service uses it (`/internal/v1/…`, internal token). The
 /// sync service owns identities: auth reports the claims of each sign-in here, asks here whether
 /// a user exists and what their identity is for its Server API routes, and forwards the block
-/// operations of `PATCH /apps/:app/users/:user`.
+/// operations of `PATCH /apps/:app/users/:user`. The VoIP service asks here whether a caller and
+/// a callee blocked one another.
 struct DirectoryController {
     let domain: SyncDomain
 
@@ -17,6 +18,21 @@ struct DirectoryController {
         internalRoutes.post("identities/lookup", use: lookup)
         internalRoutes.post("identities/claims", use: recordClaims)
         internalRoutes.post("blocks", use: changeBlocks)
+    }
+
+    /// The routes of the VoIP service.
+    func addCallRoutes(to internalRoutes: some RouterMethods<LayerRequestContext>) {
+        internalRoutes.post("blocks/between", use: blocksBetween)
+    }
+
+    /// Whom of the others the user blocked, and who of them blocked the user.
+    @Sendable func blocksBetween(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(
+            InternalAPI.BlocksBetweenRequest.self, limit: 256 * 1024, allowedKeys: ["app_id", "user_id", "user_ids"])
+        let user = try userID(fromText: body.userID, property: "user_id")
+        let others = try Self.users(body.userIDs, property: "user_ids")
+        let found = try await domain.blocks.between(user, and: others, app: body.appID, logger: context.logger)
+        return try Response.json(InternalAPI.BlocksBetween(blocked: found.blocked.sorted(), blockedBy: found.blockedBy.sorted()))
     }
 
     /// The identities of those of the users who exist.

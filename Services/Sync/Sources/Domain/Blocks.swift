@@ -25,6 +25,14 @@ struct Blocks: Sendable {
         }
     }
 
+    /// Whom of `others` the user blocked, and who of them blocked the user (for the VoIP
+    /// service: a call between them never rings).
+    func between(
+        _ user: String, and others: [String], app: UUID, logger: Logger
+    ) async throws -> (blocked: Set<String>, blockedBy: Set<String>) {
+        try await repositories.blocks.blocks(app: app, between: user, and: others, logger: logger)
+    }
+
     /// The scope's user blocks `blocked`; blocking oneself changes nothing.
     func block(_ blocked: String, _ scope: Scope) async throws {
         let owner = scope.user

@@ -28,15 +28,25 @@ struct BlockRepository: PostgresRepository {
 
     /// Those of `users` in a block with `user`, either way: whom `user` blocked and who blocked `user`.
     func blockedEitherWay(app: UUID, user: String, among users: [String], logger: Logger) async throws -> Set<String> {
-        guard !users.isEmpty else { return [] }
+        let found = try await blocks(app: app, between: user, and: users, logger: logger)
+        return found.blocked.union(found.blockedBy)
+    }
+
+    /// Those of `users` whom `user` blocked, and those who blocked `user`.
+    func blocks(
+        app: UUID, between user: String, and users: [String], logger: Logger
+    ) async throws -> (blocked: Set<String>, blockedBy: Set<String>) {
+        guard !users.isEmpty else { return ([], []) }
         let rows = try await postgres.query(
             """
-            SELECT blocked_id FROM sync.blocks WHERE app_id = \(app) AND owner_id = \(user) AND blocked_id = ANY(\(users))
-            UNION
-            SELECT owner_id FROM sync.blocks WHERE app_id = \(app) AND blocked_id = \(user) AND owner_id = ANY(\(users))
+            SELECT blocked_id, true FROM sync.blocks WHERE app_id = \(app) AND owner_id = \(user) AND blocked_id = ANY(\(users))
+            UNION ALL
+            SELECT owner_id, false FROM sync.blocks WHERE app_id = \(app) AND blocked_id = \(user) AND owner_id = ANY(\(users))
             """, logger: logger)
-        var result = Set<String>()
-        for try await other in rows.decode(String.self) { result.insert(other) }
+        var result: (blocked: Set<String>, blockedBy: Set<String>) = ([], [])
+        for try await (other, blockedByUser) in rows.decode((String, Bool).self) {
+            if blockedByUser { result.blocked.insert(other) } else { result.blockedBy.insert(other) }
+        }
         return result
     }
 

@@ -8,15 +8,18 @@ struct Calls: Sendable {
     let repository: CallRepository
     let signals: CallSignals
     let knownUsers: KnownUsers
+    let blocks: CallBlocks
     let relationships: RelationshipReporter
     let ringSeconds: Int
 
-    /// `POST /calls`: stores the call ringing and rings every device of the callee.
+    /// `POST /calls`: stores the call ringing and rings every device of the callee, unless either
+    /// of the two blocked the other.
     func place(_ placement: CallInput.Placement, by caller: String, app: UUID, logger: Logger) async throws -> Call {
         guard placement.callee != caller else { throw APIError.invalid("callee", "A user cannot call themselves.") }
         guard try await knownUsers.isKnown(placement.callee, app: app, logger: logger) else {
             throw APIError.invalid("callee", "No user \(placement.callee) in this app.")
         }
+        try await blocks.requireNone(between: caller, and: placement.callee, app: app, logger: logger)
         let call = try await repository.insert(placement, app: app, caller: caller, ringSeconds: ringSeconds, logger: logger)
         do {
             // The ring's answer counts the caller's devices too: whether they were online when calling.

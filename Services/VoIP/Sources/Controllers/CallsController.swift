@@ -7,9 +7,13 @@ import NIOCore
 /// The call routes of a signed-in user: place, act on, read and list calls.
 struct CallsController: Sendable {
     let calls: Calls
+    /// Each user's allowance of new calls: a call rings someone else's every device.
+    let placements: RateLimiter
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
-        router.post("calls", use: place)
+        router.group()
+            .add(middleware: RateLimitMiddleware(placements, per: .user, message: "You placed too many calls; try again later."))
+            .post("calls", use: place)
         router.get("calls", use: list)
         router.get("calls/:call", use: read)
         for action in [CallAction.answer, .reject, .cancel, .hangup] {

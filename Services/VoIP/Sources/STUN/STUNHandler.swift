@@ -9,11 +9,13 @@ final class STUNHandler: ChannelInboundHandler {
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
 
     private let responder: STUNResponder
+    private var limiter: STUNSourceLimiter
     private let logger: Logger
     private var unflushed = false
 
-    init(responder: STUNResponder, logger: Logger) {
+    init(responder: STUNResponder, limiter: STUNSourceLimiter, logger: Logger) {
         self.responder = responder
+        self.limiter = limiter
         self.logger = logger
     }
 
@@ -25,7 +27,8 @@ final class STUNHandler: ChannelInboundHandler {
         let written = answer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { output in
             request.data.withUnsafeReadableBytes { responder.answer(to: $0, from: sender, into: output) ?? 0 }
         }
-        guard written > 0 else { return }
+        // Only what would be answered counts against the sender's allowance.
+        guard written > 0, limiter.allows(sender) else { return }
         logger.trace("STUN answer", metadata: ["to": "\(sender)"])
         context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: request.remoteAddress, data: answer)), promise: nil)
         unflushed = true
