@@ -24,7 +24,9 @@ import Testing
             let entityIDs = entities.map { Int($0)! }
             let started = ContinuousClock.now
             let features = records.map(MatchFeatures.init)
-            var deduplicator = Deduplicator(model: MatchModel.standard.scaled(toRecords: max(records.count, 1_000)))
+            var model = MatchModel.standard
+            if ProcessInfo.processInfo.environment["NAMES_FEBRL_EM"] != nil { model = model.estimated(from: features) }
+            var deduplicator = Deduplicator(model: model.scaled(toRecords: max(records.count, 1_000)))
             deduplicator.scalesWithRecords = false
             let pairs = deduplicator.pairs(in: features, minProbability: 0)
             let elapsed = ContinuousClock.now - started

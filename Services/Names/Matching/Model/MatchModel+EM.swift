@@ -41,9 +41,7 @@ extension MatchModel {
         let priorOdds = log(prior / (1 - prior))
         for (levels, count) in patterns {
             var logOdds = priorOdds
-            let relatives = Self.relativeNameLevels.contains(levels[0])
             for (factor, level) in levels.enumerated() where level > 0 {
-                if relatives && Self.householdFactors.contains(factor) { continue }
                 logOdds += log(m[factor][level - 1] / candidateU[factor][level - 1])
             }
             let p = Self.logistic(logOdds)
