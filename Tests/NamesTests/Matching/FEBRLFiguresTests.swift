@@ -1,8 +1,8 @@
 import Foundation
-import NameMatching
 import Testing
 
 @testable import LayerNames
+@testable import NameMatching
 
 /// The FEBRL figures at module level, as the service computes them for one import request: every
 /// record of a set compared with the others with the app's model scaled to the set's size. For
@@ -26,6 +26,16 @@ import Testing
             let features = records.map(MatchFeatures.init)
             var model = MatchModel.standard
             if ProcessInfo.processInfo.environment["NAMES_FEBRL_EM"] != nil { model = model.estimated(from: features) }
+            if let calibration = ProcessInfo.processInfo.environment["NAMES_FEBRL_CALIBRATION"] {
+                model.calibration = calibration.split(separator: ",").map { Double($0)! }
+            }
+            if ProcessInfo.processInfo.environment["NAMES_FEBRL_WEIGHTS"] != nil {
+                print("prior \(model.prior) duplicates per record \(model.duplicatesPerRecord)")
+                for (factor, name) in MatchModel.factors.enumerated() {
+                    let weights = (1...MatchModel.factorLevelCounts[factor]).map { model.weight(factor: factor, level: $0) }
+                    print("  \(name): \(weights.map { String(format: "%.2f", $0) }.joined(separator: " "))")
+                }
+            }
             var deduplicator = Deduplicator(model: model.scaled(toRecords: max(records.count, 1_000)))
             deduplicator.scalesWithRecords = false
             let pairs = deduplicator.pairs(in: features, minProbability: 0)

@@ -70,17 +70,47 @@ extension MatchModel {
     }
 
     /// The model with `u` measured on `sampleSize` random pairs of `records` (seeded, so the same
-    /// records give the same model): nearly all random pairs are of different people.
+    /// records give the same model): nearly all random pairs are of different people. The `u` of
+    /// the household fields of possible relatives is measured on random pairs that share a last
+    /// name, among those whose names could be relatives'.
     public func withRandomPairU(from records: [MatchFeatures], sampleSize: Int = 200_000, seed: UInt64 = 1) -> MatchModel {
         guard records.count >= 2 else { return self }
         var random = SplitMix64(seed: seed)
         var counts = Self.factorLevelCounts.map { [Double](repeating: 0, count: $0) }
+        let relativeFactors = (1 + Self.factorFields.count)..<Self.factors.count
         for _ in 0..<sampleSize {
             let a = random.int(0...(records.count - 1))
             var b = random.int(0...(records.count - 2))
             if b >= a { b += 1 }
-            for (factor, level) in Self.factorLevels(Comparison.compare(records[a], records[b])).enumerated() where level > 0 {
+            for (factor, level) in Self.factorLevels(Comparison.compare(records[a], records[b])).enumerated()
+            where level > 0 && !relativeFactors.contains(factor) {
                 counts[factor][level - 1] += 1
+            }
+        }
+        // Pairs drawn uniformly among those that share a last name: a name by its number of pairs,
+        // then two of its records.
+        let groups = Dictionary(grouping: records.indices) { records[$0].derived.last?.folded ?? "" }
+            .filter { !$0.key.isEmpty && $0.value.count >= 2 }.values.map { $0 }
+        var cumulative: [Int] = []
+        for group in groups { cumulative.append((cumulative.last ?? 0) + group.count * (group.count - 1) / 2) }
+        if let total = cumulative.last {
+            for _ in 0..<sampleSize / 4 {
+                let pick = random.int(0...(total - 1))
+                var low = 0
+                var high = cumulative.count - 1
+                while low < high {
+                    let middle = (low + high) / 2
+                    if cumulative[middle] > pick { high = middle } else { low = middle + 1 }
+                }
+                let group = groups[low]
+                let a = random.int(0...(group.count - 1))
+                var b = random.int(0...(group.count - 2))
+                if b >= a { b += 1 }
+                for (factor, level) in Self.factorLevels(Comparison.compare(records[group[a]], records[group[b]]))
+                    .enumerated()
+                where level > 0 && relativeFactors.contains(factor) {
+                    counts[factor][level - 1] += 1
+                }
             }
         }
         var model = self
@@ -100,7 +130,22 @@ extension MatchModel {
     /// Re-estimates everything from an app's own records: `u` from random pairs, then `m`, the prior
     /// and duplicates per record by EM on the candidate pairs, starting from `self`.
     public func estimated(from records: [MatchFeatures]) -> MatchModel {
-        let candidates = Deduplicator(model: self).pairs(in: records, minProbability: 0)
-        return withRandomPairU(from: records).estimated(from: candidates.map(\.comparison), recordCount: records.count)
+        estimated(sample: records, others: [], storeSize: records.count)
+    }
+
+    /// Re-estimates the model on a sample of a store of `storeSize` records: `u` from random pairs
+    /// of all the records given, then `m`, the prior and duplicates per record by EM on the
+    /// candidate pairs of the sample among itself and with `others` (the stored records that share
+    /// a blocking key with one of the sample, the sample left out), starting from `self`. Each
+    /// record of the sample meets all of its candidates, so its pairs are those of the whole store
+    /// and the duplicates per record are the store's.
+    public func estimated(sample: [MatchFeatures], others: [MatchFeatures], storeSize: Int) -> MatchModel {
+        let deduplicator = Deduplicator(model: self)
+        let within = deduplicator.pairs(in: sample, minProbability: 0).map(\.comparison)
+        let between = deduplicator.pairs(between: sample, and: others, minProbability: 0).map(\.comparison)
+        var model = withRandomPairU(from: sample + others).estimated(from: within + between, recordCount: storeSize)
+        // A pair inside the sample is a duplicate of two of its records, a pair with another record of one.
+        model.duplicatesPerRecord = model.prior * Double(2 * within.count + between.count) / Double(max(sample.count, 1))
+        return model
     }
 }

@@ -6,7 +6,8 @@ extension MatchModel {
     /// with both names equal look weaker than it is.
     public static let factors = [
         "name", "birthday", "location", "house_number", "street", "postal_code", "locality", "email", "phone", "system",
-        "handle", "gender", "household",
+        "handle", "gender", "location of relatives", "house_number of relatives", "street of relatives",
+        "postal_code of relatives", "locality of relatives", "phone of relatives",
     ]
 
     /// The fields weighed on their own, in ``factors`` order after the names. A physical address is
@@ -15,11 +16,14 @@ extension MatchModel {
         .birthday, .location, .house, .street, .postalCode, .locality, .email, .phone, .system, .handle, .gender,
     ]
 
-    /// The index in ``factors`` of the household of possible relatives.
-    static let householdFactor = factors.count - 1
+    /// The fields a household shares, weighed apart for pairs whose names could be relatives' (the
+    /// factors after ``factorFields``, in this order).
+    static let householdFields: [MatchField] = [.location, .house, .street, .postalCode, .locality, .phone]
+    static let householdFieldSet = Set(householdFields)
 
     /// Levels per factor (level 0, missing, not counted).
-    public static let factorLevelCounts = [nameLevels.count] + factorFields.map(\.levelCount) + [householdLevels.count]
+    public static let factorLevelCounts =
+        [nameLevels.count] + factorFields.map(\.levelCount) + householdFields.map(\.levelCount)
 
     /// The joint name levels, strongest first.
     public static let nameLevels = [
@@ -33,20 +37,12 @@ extension MatchModel {
 
     /// The name levels of possible relatives: same family name and another first name, or no first
     /// name to tell. People of one household share their home, town and landline, so for such pairs
-    /// those fields are not weighed one by one (the model's independence would count one fact,
-    /// living together, several times): they make one factor of their own, `household`, whose
-    /// weight says how often a shared home means one person among pairs with such names. In a store
-    /// of families that is seldom; in a store without relatives (where a first name that differs is
-    /// a typing error or a replaced value) it is nearly always, and EM on the app's own records
-    /// tells which store it is.
+    /// those fields have weights of their own: `u` measured on random pairs with such names (in a
+    /// store of families many of them share a home, so a shared home says little; in a store
+    /// without relatives, where a first name that differs is a typing error or a replaced value,
+    /// it says as much as for any pair), `m` estimated by EM like the others.
     static let relativeNameLevels: Set<Int> = [8, 11]
     static let relativeLevelFlags: UInt64 = (1 << 8) | (1 << 11)
-
-    /// The fields a household shares.
-    static let householdFields: Set<MatchField> = [.location, .house, .street, .postalCode, .locality, .phone]
-
-    /// The household levels, strongest first.
-    public static let householdLevels = ["the same home or landline", "the same street or area", "different"]
 
     /// The level of each factor for a comparison (0: missing).
     static func factorLevels(_ comparison: Comparison) -> [Int] {
@@ -54,18 +50,10 @@ extension MatchModel {
         let relatives = relativeNameLevels.contains(name)
         var levels = [name]
         for field in factorFields {
-            levels.append(relatives && householdFields.contains(field) ? 0 : Int(comparison[field]))
+            levels.append(relatives && householdFieldSet.contains(field) ? 0 : Int(comparison[field]))
         }
-        levels.append(relatives ? householdLevel(comparison) : 0)
+        for field in householdFields { levels.append(relatives ? Int(comparison[field]) : 0) }
         return levels
-    }
-
-    /// How the household fields of a pair compare, as one level (0: none can be compared).
-    static func householdLevel(_ c: Comparison) -> Int {
-        if (c[.house] == 1 && c[.street] == 1) || c[.physical] == 1 || c[.phone] == 1 { return 1 }
-        if c[.street] == 1 || c[.postalCode] == 1 || c[.locality] == 1 || c[.location] == 1 { return 2 }
-        let compared: [MatchField] = [.house, .street, .postalCode, .locality, .location, .phone, .physical]
-        return compared.contains { c[$0] > 0 } ? 3 : 0
     }
 
     /// Joint name level from the two name levels (0 missing, 1 exact, 2 exact common, 3 agree,

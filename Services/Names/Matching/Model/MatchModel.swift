@@ -97,22 +97,19 @@ public struct MatchModel: Hashable, Sendable, Codable {
     }
 
     /// The weight of one factor (index into ``factors``) at one level: log(m/u), positive for evidence
-    /// of a match, 0 for a missing one. The household of possible relatives is weighed against its
-    /// u among candidate pairs: random pairs almost never have such names, so they cannot say how
-    /// often those share a home.
+    /// of a match, 0 for a missing one.
     public func weight(factor: Int, level: Int) -> Double {
         guard level > 0 else { return 0 }
         if let base = Self.removedLevels[factor], base.removed == level {
             return Self.removedDiscount * weight(factor: factor, level: base.same)
         }
-        let u = factor == Self.householdFactor ? candidateU : self.u
         return log(m[factor][level - 1] / u[factor][level - 1])
     }
 
     /// Per address factor, the level "the same, but marked removed" and the level it discounts.
     /// Its weight is not estimated: an address its owner marked removed is by decision worth half
     /// of one in use (the owner says it is no longer theirs, or no longer used).
-    static let removedLevels: [Int: (removed: Int, same: Int)] = [7: (2, 1), 8: (2, 1), 9: (2, 1), 10: (2, 1)]
+    static let removedLevels: [Int: (removed: Int, same: Int)] = [7: (2, 1), 8: (2, 1), 9: (2, 1), 10: (2, 1), 17: (2, 1)]
     static let removedDiscount = 0.5
 
     /// The weight of one field's level with the other fields missing (for a name, the other name
@@ -133,9 +130,8 @@ public struct MatchModel: Hashable, Sendable, Codable {
         let intercept: Double
         let names: [Double]  // first * 7 + last
         let fields: [Double]  // field * 16 + level, fields after the names; 0 for fields not weighed
-        let household: [Double]
-        /// The bits of the household fields in the pattern shifted past the names.
-        let householdMask: UInt64 = MatchModel.householdFields.reduce(0) { $0 | (0xF << UInt64(($1.rawValue - 2) * 4)) }
+        /// The same for pairs whose names could be relatives'.
+        let relativeFields: [Double]
 
         init(_ model: MatchModel) {
             prior = log(model.pairPrior / (1 - model.pairPrior))
@@ -147,22 +143,26 @@ public struct MatchModel: Hashable, Sendable, Codable {
                     fields[field.rawValue * 16 + level] = model.weight(factor: index + 1, level: level)
                 }
             }
+            var relativeFields = fields
+            for (index, field) in MatchModel.householdFields.enumerated() {
+                for level in 1...field.levelCount {
+                    relativeFields[field.rawValue * 16 + level] = model.weight(
+                        factor: 1 + MatchModel.factorFields.count + index, level: level)
+                }
+            }
             self.fields = fields
-            household = (0...MatchModel.householdLevels.count).map { model.weight(factor: MatchModel.householdFactor, level: $0) }
+            self.relativeFields = relativeFields
         }
 
         func logOdds(_ comparison: Comparison) -> Double {
             let packed = comparison.pattern
             let nameLevel = MatchModel.nameTable[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
             var total = prior + names[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
+            let table = (1 << UInt64(nameLevel)) & MatchModel.relativeLevelFlags != 0 ? relativeFields : fields
             var rest = packed >> 8
-            if (1 << UInt64(nameLevel)) & MatchModel.relativeLevelFlags != 0 {
-                rest &= ~householdMask
-                total += household[MatchModel.householdLevel(comparison)]
-            }
             var field = 2
             while rest != 0 {
-                total += fields[field * 16 + Int(rest & 0xF)]
+                total += table[field * 16 + Int(rest & 0xF)]
                 rest >>= 4
                 field += 1
             }
