@@ -34,6 +34,9 @@ public struct Deduplicator: Sendable {
     /// a store that compares new records with a few candidates at a time wants the same probability
     /// for a pair however the records reached it.
     public var scalesWithRecords = true
+    /// Whether the wide blocking keys are used (the default), or only those a model is estimated
+    /// on (``MatchFeatures/estimationBlockingKeys``).
+    public var wideBlocking = true
 
     public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 100) }
 
@@ -49,7 +52,7 @@ public struct Deduplicator: Sendable {
     /// Set the model's count to the size of the store (``MatchModel/scaled(toRecords:)``) when the
     /// records are a part of it.
     public func pairs(in records: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
-        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
+        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived, wide: wideBlocking) })
         let weights = weights(records: records.count)
         return scorePairs(count: records.count, rightCount: records.count, weights: weights, minProbability: minProbability) {
             i, visit in
@@ -67,11 +70,11 @@ public struct Deduplicator: Sendable {
     /// `minProbability`. Probabilities are for a set of all the records of both lists, or of the model's
     /// ``MatchModel/recordCount`` if that is more (see ``pairs(in:minProbability:)``).
     public func pairs(between new: [MatchFeatures], and existing: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
-        let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived) })
+        let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived, wide: wideBlocking) })
         let weights = weights(records: new.count + existing.count)
         return scorePairs(count: new.count, rightCount: existing.count, weights: weights, minProbability: minProbability) {
             i, visit in
-            for key in BlockingKeys.keys(new[i].derived) {
+            for key in BlockingKeys.keys(new[i].derived, wide: wideBlocking) {
                 guard let block = index.blockOfKey[BlockIndex.hash(key)] else { continue }
                 let members = index.members[Int(block)]
                 guard members.count <= maximumBlockSize else { continue }
@@ -88,7 +91,7 @@ public struct Deduplicator: Sendable {
 
     /// How many distinct candidate pairs `records` have, without scoring them.
     public func candidateCount(in records: [MatchFeatures]) -> Int {
-        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
+        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived, wide: wideBlocking) })
         var stamp = [Int](repeating: -1, count: records.count)
         var count = 0
         for i in 0..<records.count {

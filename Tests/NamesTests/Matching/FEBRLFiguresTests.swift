@@ -25,7 +25,14 @@ import Testing
             let started = ContinuousClock.now
             let features = records.map(MatchFeatures.init)
             var model = MatchModel.standard
-            if ProcessInfo.processInfo.environment["NAMES_FEBRL_EM"] != nil { model = model.estimated(from: features) }
+            if ProcessInfo.processInfo.environment["NAMES_FEBRL_EM"] != nil {
+                // As the service does: a sample of the store (in random order, up to 5,000) and its candidates.
+                var generator = SplitMix64(seed: 7)
+                let order = features.indices.shuffled(using: &generator)
+                let sample = order.prefix(PersonLinker.estimationSample).map { features[$0] }
+                let others = order.dropFirst(PersonLinker.estimationSample).map { features[$0] }
+                model = model.estimated(sample: sample, others: others, storeSize: features.count)
+            }
             if let calibration = ProcessInfo.processInfo.environment["NAMES_FEBRL_CALIBRATION"] {
                 model.calibration = calibration.split(separator: ",").map { Double($0)! }
             }

@@ -20,7 +20,9 @@ import Testing
 
     @Test func emRecoversTheParametersOfLabelledPairs() {
         let data = SyntheticPersons(seed: 3).generate(records: 5_000)
-        let pairs = Deduplicator(model: .initialGuess).pairs(in: data.features, minProbability: 0)
+        var deduplicator = Deduplicator(model: .initialGuess)
+        deduplicator.wideBlocking = false
+        let pairs = deduplicator.pairs(in: data.features, minProbability: 0)
         let estimated = MatchModel.initialGuess.estimated(from: pairs.map(\.comparison), recordCount: 5_000)
         // The parameters counted from the truth, among the same candidate pairs.
         let truth = MatchModel.counted(pairs: pairs, entityIDs: data.entityIDs)

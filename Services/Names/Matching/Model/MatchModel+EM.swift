@@ -140,7 +140,8 @@ extension MatchModel {
     /// record of the sample meets all of its candidates, so its pairs are those of the whole store
     /// and the duplicates per record are the store's.
     public func estimated(sample: [MatchFeatures], others: [MatchFeatures], storeSize: Int) -> MatchModel {
-        let deduplicator = Deduplicator(model: self)
+        var deduplicator = Deduplicator(model: self)
+        deduplicator.wideBlocking = false
         let within = deduplicator.pairs(in: sample, minProbability: 0).map(\.comparison)
         let between = deduplicator.pairs(between: sample, and: others, minProbability: 0).map(\.comparison)
         var model = withRandomPairU(from: sample + others).estimated(from: within + between, recordCount: storeSize)
