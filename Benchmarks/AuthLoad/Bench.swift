@@ -63,7 +63,10 @@ struct Bench {
         server.rateLimits = RateLimits(nonces: unlimited, sessions: unlimited, certificates: unlimited)
         let postgres = database.makeClient(logger: logger)
         // The suite from its catalogue, as `layer dev` makes it.
-        var reader = SettingsReader(["LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench"])
+        var reader = SettingsReader([
+            "LAYER_OPERATOR_TOKEN": operatorToken, "LAYER_CA_KEY_SECRET": "bench",
+            "LAYER_RATE_LIMIT_NAMES_RESOLVE": "1e9", "LAYER_RATE_LIMIT_NAMES_WRITES": "1e9",
+        ])
         let services = Suite.configured(from: &reader).filter { service in
             switch mode {
             case "auth": service.name == AuthService.name

@@ -9,7 +9,7 @@ public struct LayerID: Hashable, Sendable, CustomStringConvertible {
         case apps, providers, keys, conversations, messages, content, announcements
         case identities, persons, calls, tokens, certificates
         case addressBooks = "address-books"
-        case contacts, matches, exports, channels
+        case contacts, matches, exports, channels, entries
     }
 
     public let collection: Collection

@@ -11,11 +11,15 @@ import Testing
 struct NamesHarness: Sendable {
     let fixture: AuthFixture
 
+    /// With `database`, the suite serves from that database (one of its own, for a test that
+    /// reads the server's statistics) instead of the one the tests share.
     static func run<T: Sendable>(
-        settings: NamesSettings = NamesSettings(), withSync: Bool = false, _ body: @Sendable (NamesHarness) async throws -> T
+        settings: NamesSettings = .testing, withSync: Bool = false, database: DatabaseSettings? = nil,
+        _ body: @Sendable (NamesHarness) async throws -> T
     ) async throws -> T {
-        try await AuthFixture.run(withSync: withSync ? SyncSettings() : nil, withNames: settings) { fixture in
-            try await body(NamesHarness(fixture: fixture))
+        let server = database.map { ServerSettings(database: $0, internalToken: Secrets.randomToken()) }
+        return try await AuthFixture.run(settings: server, withSync: withSync ? SyncSettings() : nil, withNames: settings) {
+            fixture in try await body(NamesHarness(fixture: fixture))
         }
     }
 
@@ -35,6 +39,11 @@ struct NamesHarness: Sendable {
     }
 }
 
+extension NamesSettings {
+    /// The defaults, with budgets per user that no test but the rate limits' own spends.
+    static let testing = NamesSettings(resolveRate: 1000, writeRate: 1000)
+}
+
 /// Requests to the names routes as a user (paths as they are) or as the app's backend (under
 /// `/apps/<app>`).
 struct NamesClient: Sendable {
@@ -52,6 +61,10 @@ struct NamesClient: Sendable {
 
     func patch(_ path: String, _ json: JSONValue) async throws -> TestResponse {
         try await client.request(.PATCH, prefix + path, headers: headers, json: json)
+    }
+
+    func delete(_ path: String) async throws -> TestResponse {
+        try await client.request(.DELETE, prefix + path, headers: headers)
     }
 
     /// `POST /persons`; the body of its 201 (fails the test otherwise).
@@ -80,11 +93,12 @@ struct NamesClient: Sendable {
 /// A person record of the API.
 func person(
     _ first: String?, _ last: String?, _ addresses: [(String, String)] = [], verified: Bool = false, birthday: String? = nil,
-    location: String? = nil
+    location: String? = nil, verifiedAddresses: [(String, String)] = []
 ) -> JSONValue {
     var object: [String: JSONValue] = [
         "addresses": .array(
-            addresses.map { ["type": .string($0.0), "value": .string($0.1), "verified": .bool(verified)] })
+            addresses.map { ["type": .string($0.0), "value": .string($0.1), "verified": .bool(verified)] }
+                + verifiedAddresses.map { ["type": .string($0.0), "value": .string($0.1), "verified": true] })
     ]
     if let first { object["first_name"] = .string(first) }
     if let last { object["last_name"] = .string(last) }

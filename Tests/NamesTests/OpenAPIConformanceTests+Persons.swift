@@ -98,10 +98,13 @@ extension OpenAPIConformanceTests {
             let bob = try await api.user("bob")
             let id = try #require(
                 try await api.call(
-                    .POST, "/persons", 201, as: bob,
+                    .POST, "/persons", 201, as: alice,
                     json: ["persons": [person("Alice", "Liddell", [("system", "alice"), ("email", "alice@example.com")])]]
                 ).json?["persons"]?[0]?["id"]?.stringValue)
             let path = "/persons/\(bareUUID(id))"
+            // Nobody sends another user's system address.
+            try await api.call(
+                .POST, "/persons", 422, as: bob, json: ["persons": [person("Alice", nil, [("system", "alice")])]])
 
             try await api.call(.POST, "\(path)/claim", 403, as: bob)
             try await api.call(.POST, "/persons/\(UUID().lowercased)/claim", 404, as: alice)
@@ -145,6 +148,27 @@ extension OpenAPIConformanceTests {
             let seen = try await api.call(.GET, path, 200, as: bob)
             #expect(seen.json?["addresses"]?.arrayValue?.contains { $0["type"] == "email" } == false, "\(seen.text)")
             #expect(seen.json?["barred_apps"] == nil)
+
+            // The entries of the person, and one the app's backend attached, detached by the owner.
+            let server = try await api.backend()
+            try await api.call(
+                .POST, "\(server.prefix)/persons", 201, as: server,
+                json: ["persons": [person("Alice", nil, [("system", "alice"), ("phone", "+14155550111")], verified: true)]])
+            try await api.call(
+                .POST, "\(server.prefix)/persons", 201, as: server,
+                json: ["persons": [person("Alice", "L", [("phone", "+14155550111"), ("twitter", "stray")], verified: true)]])
+            let listed = try await api.call(.GET, "\(path)/entries", 200, as: alice)
+            let entries = listed.json?["entries"]?.arrayValue ?? []
+            #expect(entries.count == 3 && entries[0]["source"] == "self" && entries[0]["yours"] == true, "\(listed.text)")
+            let stray = try #require(entries.last?["id"]?.stringValue)
+            try await api.call(.GET, "\(path)/entries", 403, as: bob)
+            try await api.call(.GET, "\(path)/entries", 401)
+            try await api.call(
+                .DELETE, "\(path)/entries/\(bareUUID(try #require(entries[0]["id"]?.stringValue)))", 422, as: alice)
+            try await api.call(.DELETE, "\(path)/entries/\(UUID().lowercased)", 404, as: alice)
+            try await api.call(.DELETE, "\(path)/entries/\(bareUUID(stray))", 403, as: bob)
+            let detached = try await api.call(.DELETE, "\(path)/entries/\(bareUUID(stray))", 200, as: alice)
+            #expect(detached.json?["addresses"]?.arrayValue?.contains { $0["value"] == "stray" } == false, "\(detached.text)")
         }
     }
 
@@ -156,7 +180,13 @@ extension OpenAPIConformanceTests {
             let id = try #require(
                 try await api.call(
                     .POST, "/persons", 201, as: alice,
-                    json: ["persons": [person("Alice", "Liddell", [("system", "alice"), ("email", "alice@example.com")])]]
+                    json: [
+                        "persons": [
+                            person(
+                                "Alice", "Liddell",
+                                [("system", "alice"), ("email", "alice@example.com"), ("phone", "+14155550122")])
+                        ]
+                    ]
                 ).json?["persons"]?[0]?["id"]?.stringValue)
             func query(_ address: String) -> String { address.addingPercentEncoding(withAllowedCharacters: .layerUnreserved)! }
 
@@ -175,7 +205,9 @@ extension OpenAPIConformanceTests {
                 json: ["policy": "known_only"])
             try await api.call(.GET, "/resolve?address=\(query("email:alice@example.com"))", 404, as: bob)
             try await api.call(
-                .GET, "/resolve?address=\(query("email:alice@example.com"))&known=\(query("system:alice"))", 200, as: bob)
+                .GET, "/resolve?address=\(query("email:alice@example.com"))&known=\(query("phone:+14155550122"))", 200, as: bob)
+            try await api.call(
+                .GET, "/resolve?address=\(query("email:alice@example.com"))&known=\(query("system:alice"))", 404, as: bob)
 
             let app = LayerID(.apps, api.harness.fixture.app.id).uri
             let routed = try await api.call(
@@ -191,7 +223,7 @@ extension OpenAPIConformanceTests {
             try await api.call(.POST, "/route", 422, as: bob, json: [1])
             // A person who bars an app cannot be reached in it.
             try await api.call(.PATCH, "/persons/\(bareUUID(id))", 200, as: alice, json: ["barred_apps": [.string(elsewhere)]])
-            try await api.call(.POST, "/route", 403, as: bob, json: ["address": "system:alice", "app_id": .string(elsewhere)])
+            try await api.call(.POST, "/route", 404, as: bob, json: ["address": "system:alice", "app_id": .string(elsewhere)])
             try await api.call(.POST, "/route", 401, json: ["address": "system:alice", "app_id": .string(app)])
         }
     }

@@ -77,7 +77,7 @@ extension OpenAPIConformanceTests {
             let elsewhere = LayerID(.apps, UUID()).uri
             try await api.call(.PATCH, "/persons/\(bareUUID(id))", 200, as: ada, json: ["barred_apps": [.string(elsewhere)]])
             try await api.call(
-                .POST, "\(app)/route", 403, as: server, json: ["address": "system:ada", "app_id": .string(elsewhere)])
+                .POST, "\(app)/route", 404, as: server, json: ["address": "system:ada", "app_id": .string(elsewhere)])
 
             // Address books: the backend reads every book of the app, a user's too.
             let book = try #require(

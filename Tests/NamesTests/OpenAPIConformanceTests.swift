@@ -46,7 +46,7 @@ struct OpenAPIConformanceTests {
     static func withDocument(_ body: @escaping @Sendable (Checked) async throws -> Void) async throws {
         try await NamesHarness.run { harness in
             try await LiveServer.run(
-                [NamesService.configured(NamesSettings(authURL: harness.client.baseURL))],
+                [NamesService.configured(NamesSettings(authURL: harness.client.baseURL, resolveRate: 1000, writeRate: 1000))],
                 settings: ServerSettings(internalToken: harness.fixture.internalToken)
             ) { server in
                 let names = TestClient(baseURL: server.baseURL, http: server.http)

@@ -21,6 +21,8 @@ public struct NamesService: ConfigurableService {
     let appTokens: any AppTokenVerifier
     let auth: InternalClient
     let internalToken: String
+    /// One budget table per rule for the process (the service is built once per process).
+    let userLimits: (resolve: RateLimiter, writes: RateLimiter)
 
     public init(settings: NamesSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -31,18 +33,17 @@ public struct NamesService: ConfigurableService {
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
         internalToken = server.internalToken
+        userLimits = (
+            RateLimiter(.init(rate: settings.resolveRate, burst: max(settings.resolveRate * 3, 1))),
+            RateLimiter(.init(rate: settings.writeRate, burst: max(settings.writeRate * 3, 1)))
+        )
     }
 
-    /// A Server API import holds up to 10,000 records (32 MB); a user's, 1,000 (4 MB). Only
-    /// imports may send that much.
-    public func largestRequestBody(_ head: HTTPRequest) -> Int? {
-        Self.isImport(head) ? 32 * 1024 * 1024 : nil
-    }
-
-    /// Imports of many records may take a minute; the rest keeps the usual deadline.
-    public func requestDeadline(_ head: HTTPRequest) -> Duration? {
-        Self.isImport(head) ? .seconds(60) : nil
-    }
+    /// Imports read their own body once the caller is authenticated (a Server API import holds up
+    /// to 10,000 records, 32 MB; a user's 1,000, 4 MB) and bound their own work
+    /// (``ImportDeadline``), so the host neither buffers their body before the routes nor holds
+    /// them to the usual deadline.
+    public func streamsRequestBody(_ head: HTTPRequest) -> Bool { Self.isImport(head) }
 
     /// `POST …/persons`, `…/persons/deduplicate` and `…/address-books`.
     static func isImport(_ head: HTTPRequest) -> Bool {
@@ -54,10 +55,12 @@ public struct NamesService: ConfigurableService {
         let client = router.group()
             .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
             .add(middleware: sessionAuthenticator)
-        let users = PersonsController(directory: directory) { context in
-            let session = try context.requireSession()
-            return .user(session.userID, app: session.appID)
-        }
+        let users = PersonsController(
+            directory: directory,
+            caller: { context in
+                let session = try context.requireSession()
+                return .user(session.userID, app: session.appID)
+            }, limits: userLimits)
         users.addRoutes(to: client)
         users.addOwnerRoutes(to: client)
 

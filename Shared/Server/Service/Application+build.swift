@@ -81,7 +81,7 @@ public func buildApplication(
     var app = Application(
         responder: CrossOriginResponder(
             DeadlineResponder(
-                MethodOverrideResponder(router.buildResponder()), limit: settings.requestTimeout,
+                FormQueryResponder(MethodOverrideResponder(router.buildResponder())), limit: settings.requestTimeout,
                 largestBody: { head in hosted.lazy.compactMap { $0.largestRequestBody(head) }.first ?? 4 * 1024 * 1024 },
                 longerLimit: { head in hosted.lazy.compactMap { $0.requestDeadline(head) }.first },
                 isExempt: { head in hosted.contains { $0.streamsRequestBody(head) } }),

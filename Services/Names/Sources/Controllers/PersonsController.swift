@@ -10,45 +10,66 @@ struct PersonsController: Sendable {
     let directory: Directory
     /// Who is asking, from the request's context (session or app token).
     let caller: @Sendable (LayerRequestContext) throws -> Caller
+    /// The budgets of a signed-in user: resolutions (`/resolve`, `/route`, a book's duplicates)
+    /// and writes. Nil for the app's backend.
+    var limits: (resolve: RateLimiter, writes: RateLimiter)? = nil
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
-        router.post("persons", use: add)
-        router.post("persons/deduplicate", use: deduplicate)
+        let (resolves, writes) = (limited(router, limits?.resolve, "resolutions"), limited(router, limits?.writes, "writes"))
+        writes.post("persons", use: add)
+        writes.post("persons/deduplicate", use: deduplicate)
         router.get("persons/:person", use: get)
-        router.get("resolve", use: resolve)
-        router.post("route", use: route)
-        router.post("address-books", use: createBook)
+        resolves.get("resolve", use: resolve)
+        resolves.post("route", use: route)
+        writes.post("address-books", use: createBook)
         router.get("address-books/:book", use: getBook)
-        router.get("address-books/:book/duplicates", use: bookDuplicates)
-        router.post("address-books/:book/consolidate", use: consolidate)
+        resolves.get("address-books/:book/duplicates", use: bookDuplicates)
+        writes.post("address-books/:book/consolidate", use: consolidate)
     }
 
     /// What only a person's owner does, with a session.
     func addOwnerRoutes(to router: some RouterMethods<LayerRequestContext>) {
-        router.post("persons/:person/claim", use: claim)
-        router.patch("persons/:person", use: patchPerson)
-        router.patch("persons/:person/addresses/:address", use: patchAddress)
+        let writes = limited(router, limits?.writes, "writes")
+        writes.post("persons/:person/claim", use: claim)
+        writes.patch("persons/:person", use: patchPerson)
+        writes.patch("persons/:person/addresses/:address", use: patchAddress)
+        router.get("persons/:person/entries", use: entries)
+        writes.delete("persons/:person/entries/:entry", use: detach)
     }
 
+    private func limited(
+        _ router: some RouterMethods<LayerRequestContext>, _ limiter: RateLimiter?, _ what: String
+    ) -> RouterGroup<LayerRequestContext> {
+        guard let limiter else { return router.group() }
+        return router.group().add(middleware: UserRateLimitMiddleware(limiter: limiter, what: what))
+    }
+
+    /// Imports read their body here, after authentication (``ImportDeadline``).
     @Sendable func add(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let caller = try caller(context)
         let body = try await request.decodeJSON(JSONValue.self, limit: caller.bodyLimit)
-        try Self.allowOnly(["persons"], in: body)
-        let people = try await directory.reader(caller, logger: context.logger)
-            .read(body["persons"], name: "persons", limit: caller.recordLimit)
-        guard !people.isEmpty else { throw APIError.invalid("persons", "persons holds at least one record.") }
-        return try Response.json(try await directory.add(people, caller: caller, logger: context.logger), status: .created)
+        let (directory, logger) = (directory, context.logger)
+        return try await ImportDeadline.run {
+            try Self.allowOnly(["persons"], in: body)
+            let people = try await directory.reader(caller, logger: logger)
+                .read(body["persons"], name: "persons", limit: caller.recordLimit)
+            guard !people.isEmpty else { throw APIError.invalid("persons", "persons holds at least one record.") }
+            return try Response.json(try await directory.add(people, caller: caller, logger: logger), status: .created)
+        }
     }
 
     @Sendable func deduplicate(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let caller = try caller(context)
         let body = try await request.decodeJSON(JSONValue.self, limit: caller.bodyLimit)
-        try Self.allowOnly(["existing", "new"], in: body)
-        let reader = try await directory.reader(caller, logger: context.logger)
-        let existing =
-            body["existing"] == nil ? [] : try reader.read(body["existing"], name: "existing", limit: caller.recordLimit)
-        let new = try reader.read(body["new"], name: "new", limit: caller.recordLimit - existing.count)
-        return try Response.json(directory.deduplicate(existing: existing, new: new))
+        let (directory, logger) = (directory, context.logger)
+        return try await ImportDeadline.run {
+            try Self.allowOnly(["existing", "new"], in: body)
+            let reader = try await directory.reader(caller, logger: logger)
+            let existing =
+                body["existing"] == nil ? [] : try reader.read(body["existing"], name: "existing", limit: caller.recordLimit)
+            let new = try reader.read(body["new"], name: "new", limit: caller.recordLimit - existing.count)
+            return try Response.json(directory.deduplicate(existing: existing, new: new))
+        }
     }
 
     @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -92,6 +113,19 @@ struct PersonsController: Sendable {
         let caller = try caller(context)
         let id = try context.parameters.layerID("person", as: .persons).uuid
         return try Response.json(try await directory.claim(id, caller: caller, logger: context.logger))
+    }
+
+    @Sendable func entries(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let id = try context.parameters.layerID("person", as: .persons).uuid
+        return try Response.json(try await directory.entries(id, caller: caller, logger: context.logger))
+    }
+
+    @Sendable func detach(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let caller = try caller(context)
+        let id = try context.parameters.layerID("person", as: .persons).uuid
+        let entry = try context.parameters.layerID("entry", as: .entries).uuid
+        return try Response.json(try await directory.detach(id, entry: entry, caller: caller, logger: context.logger))
     }
 
     @Sendable func patchPerson(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -192,8 +226,11 @@ struct PersonsController: Sendable {
             }
             records = contacts
         }
-        let people = try reader.read(records, name: "contacts", limit: caller.recordLimit)
-        return try Response.json(try await directory.createBook(people, caller: caller, logger: context.logger), status: .created)
+        let (directory, logger) = (directory, context.logger)
+        return try await ImportDeadline.run {
+            let people = try reader.read(records, name: "contacts", limit: caller.recordLimit)
+            return try Response.json(try await directory.createBook(people, caller: caller, logger: logger), status: .created)
+        }
     }
 
     @Sendable func getBook(_ request: Request, context: LayerRequestContext) async throws -> Response {

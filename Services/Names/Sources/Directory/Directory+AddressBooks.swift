@@ -65,9 +65,10 @@ extension Directory {
                 }
             }
         }
-        for i in 0..<contacts.count {
-            for j in (i + 1)..<contacts.count where contacts[i].document.record == contacts[j].document.record {
-                offer(i, j, 1, ["record": "exact"], exact: true)
+        let alike = Dictionary(grouping: contacts.indices) { contacts[$0].document.record }
+        for list in alike.values where list.count > 1 {
+            for i in 0..<list.count {
+                for j in (i + 1)..<list.count { offer(list[i], list[j], 1, ["record": "exact"], exact: true) }
             }
         }
         let ordered = best.sorted { left, right in
@@ -87,27 +88,30 @@ extension Directory {
     }
 
     /// For each contact, the persons of the store it is part of (confidence 0.99) or that its
-    /// addresses resolve to for the caller (with the resolution's score).
+    /// addresses resolve to for the caller (with the resolution's score), in two reads whatever
+    /// the number of contacts.
     private func personsReached(
         by contacts: [AddressBookRepository.Contact], caller: Caller, logger: Logger
     ) async throws -> [[UUID: Double]] {
         let own = try await books.read(logger: logger) { connection in
             try await books.persons(app: caller.app, entries: contacts.map(\.entry), connection, logger)
         }
-        var result: [[UUID: Double]] = []
-        for contact in contacts {
+        let keys = Set(contacts.flatMap { $0.document.record.addresses.filter { $0.type != "physical" }.map(AddressKey.init) })
+        let holders = try await persons.holders(app: caller.app, of: Array(keys), logger: logger)
+        var byAddress: [AddressKey: [PersonRepository.Holder]] = [:]
+        for holder in holders where Self.admits(holder, known: nil, others: [], caller: caller) {
+            byAddress[holder.address, default: []].append(holder)
+        }
+        return contacts.map { contact in
             var reached: [UUID: Double] = [:]
             if let person = own[contact.entry] { reached[person] = 0.99 }
             for address in contact.document.record.addresses where address.type != "physical" {
-                let key = AddressKey(type: address.type, value: address.value)
-                for candidate in try await candidates(for: key, known: nil, caller: caller, logger: logger)
-                where candidate.person != own[contact.entry] {
-                    reached[candidate.person] = max(reached[candidate.person] ?? 0, candidate.score)
+                for holder in byAddress[AddressKey(address)] ?? [] where holder.person != own[contact.entry] {
+                    reached[holder.person] = max(reached[holder.person] ?? 0, Self.score(holder))
                 }
             }
-            result.append(reached)
+            return reached
         }
-        return result
     }
 
     /// `POST /address-books/<id>/consolidate`: `merge`'s fields fill what `keep` lacks, their

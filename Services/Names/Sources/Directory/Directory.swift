@@ -49,13 +49,13 @@ struct Directory: Sendable {
     }
 
     func reader(_ caller: Caller, logger: Logger) async throws -> PersonReader {
-        PersonReader(defaultRegion: try await region(caller.app, logger: logger))
+        PersonReader(defaultRegion: try await region(caller.app, logger: logger), submitter: caller.user)
     }
 
     // MARK: Persons
 
     /// `POST /persons`: stores the records and answers the persons they became, in order, with
-    /// every likely duplicate of them.
+    /// every likely duplicate of them (for a user, compared on what that user may see).
     func add(_ people: [ValidatedPerson], caller: Caller, logger: Logger) async throws -> JSONValue {
         let region = try await region(caller.app, logger: logger)
         let ids = try await persons.add(app: caller.app, people, submitter: caller.user, region: region, logger: logger)
@@ -66,9 +66,47 @@ struct Directory: Sendable {
             let rendered = ids.compactMap { id in
                 stored[id].map { PersonObject.render($0, ownership: ownerships[id], viewer: caller) }
             }
-            let matches = try await MatchRepository.matches(
-                app: caller.app, involving: Array(Set(ids)), minProbability: Self.reportedProbability, connection, logger)
+            guard caller.user != nil else {
+                let matches = try await MatchRepository.matches(
+                    app: caller.app, involving: Array(Set(ids)), minProbability: Self.reportedProbability, connection, logger)
+                return ["persons": .array(rendered), "matches": .array(matches)]
+            }
+            let matches = try await visibleMatches(involving: Array(Set(ids)), caller: caller, connection, logger)
             return ["persons": .array(rendered), "matches": .array(matches)]
+        }
+    }
+
+    /// The store's matches of `ids` scored again on what `caller` may see of both persons, so that
+    /// neither the evidence nor the probability tells them about fields only an owner sees.
+    func visibleMatches(
+        involving ids: [UUID], caller: Caller, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [JSONValue] {
+        let pairs = try await MatchRepository.pairs(
+            app: caller.app, involving: ids, minProbability: PersonLinker.keptProbability, connection, logger)
+        guard !pairs.isEmpty else { return [] }
+        let involved = Array(Set(pairs.flatMap { [$0.a, $0.b] }))
+        let stored = try await persons.persons(app: caller.app, ids: involved, connection, logger)
+        let ownerships = try await policies.ownerships(
+            app: caller.app, persons: stored.mapValues(\.document.systemUsers), connection, logger)
+        var found: [(id: UUID, a: UUID, b: UUID, pair: ScoredPair)] = []
+        for (id, a, b) in pairs {
+            guard let left = stored[a], let right = stored[b] else { continue }
+            let views = [(left, ownerships[a]), (right, ownerships[b])].map { person, ownership in
+                MatchFeatures(PersonObject.visibleRecord(person, ownership: ownership, viewer: caller))
+            }
+            if let pair = deduplicator.pairs(between: [views[0]], and: [views[1]], minProbability: Self.reportedProbability).first
+            {
+                found.append((id, a, b, pair))
+            }
+        }
+        let ordered = found.sorted { left, right in
+            guard left.pair.probability == right.pair.probability else { return left.pair.probability > right.pair.probability }
+            return left.id.lowercased < right.id.lowercased
+        }
+        return ordered.map {
+            MatchObject.render(
+                id: $0.id, members: [LayerID(.persons, $0.a).uri, LayerID(.persons, $0.b).uri], probability: $0.pair.probability,
+                evidence: $0.pair.comparison.evidence)
         }
     }
 
@@ -129,6 +167,23 @@ struct Directory: Sendable {
         if let hidden { current.hidden = hidden }
         try await policies.setPolicy(app: caller.app, user: ownership.owner, address: address, current, logger: logger)
         return try await self.person(id, caller: caller, logger: logger)
+    }
+
+    /// `GET /persons/<id>/entries`: the entries the owner's person is made of, with who stated each.
+    func entries(_ id: UUID, caller: Caller, logger: Logger) async throws -> JSONValue {
+        let (_, ownership) = try await ownedPerson(id, caller: caller, logger: logger)
+        let entries = try await persons.read(logger: logger) { connection in
+            try await persons.entries(app: caller.app, person: id, connection, logger)
+        }
+        return ["entries": .array(entries.map { PersonObject.render(entry: $0, owner: ownership.owner) })]
+    }
+
+    /// `DELETE /persons/<id>/entries/<entry>`: the owner takes out an entry others attached; the
+    /// person as it is then (its id may change: a person is named by its oldest entry).
+    func detach(_ id: UUID, entry: UUID, caller: Caller, logger: Logger) async throws -> JSONValue {
+        let (_, ownership) = try await ownedPerson(id, caller: caller, logger: logger)
+        let kept = try await persons.detach(app: caller.app, person: id, entry: entry, owner: ownership.owner, logger: logger)
+        return try await person(kept, caller: caller, logger: logger)
     }
 
     /// `PATCH /persons/<id>`: the owner bars apps from their record.

@@ -31,8 +31,18 @@ struct PersonReader: Sendable {
     static let maxText = 256
     static let maxAddresses = 100
     static let maxDevices = 50
+    /// The longest address value, in UTF-8 bytes: the address index holds values whole, and an
+    /// index row has room for about 2.7 KB.
+    static let maxValueBytes = 1024
+    /// A device is whatever the app keeps about it (a push token, a model name): small, but every
+    /// write to a person merges them all again.
+    static let maxDeviceBytes = 4096
 
     let defaultRegion: String
+    /// The user who sends the records; nil for the app's backend (and for entries read back,
+    /// which were checked when they came). A user may send a `system` address only for their own
+    /// user id: anything else would let them speak for another user.
+    var submitter: String? = nil
 
     /// The records of `list`, property `name` of the body; throws 422 naming every problem.
     func read(_ list: JSONValue?, name: String, limit: Int) throws -> [ValidatedPerson] {
@@ -96,7 +106,11 @@ struct PersonReader: Sendable {
         var devices: [JSONValue] = []
         switch fields["devices"] {
         case nil, .null?: break
-        case .array(let list)? where list.count <= Self.maxDevices: devices = list
+        case .array(let list)? where list.count <= Self.maxDevices:
+            devices = list
+            if let large = list.firstIndex(where: { $0.jsonText.utf8.count > Self.maxDeviceBytes }) {
+                problem("devices[\(large)]", "A device is at most \(Self.maxDeviceBytes) bytes of JSON.")
+            }
         default: problem("devices", "devices is a list of at most \(Self.maxDevices) values.")
         }
         if record.firstName == nil && record.lastName == nil && record.addresses.isEmpty && problems.isEmpty {
@@ -152,6 +166,10 @@ struct PersonReader: Sendable {
                 problem("\(property).value", "An address needs a value (a string).")
                 continue
             }
+            guard raw.utf8.count <= Self.maxValueBytes else {
+                problem("\(property).value", "An address value is at most \(Self.maxValueBytes) bytes.")
+                continue
+            }
             var verified = false
             switch fields["verified"] {
             case nil, .null?: break
@@ -162,6 +180,10 @@ struct PersonReader: Sendable {
             }
             do throws(NormalizationError) {
                 let normalized = try AddressNormalizer.normalize(type: type, value: raw, defaultRegion: defaultRegion)
+                if type == "system", let submitter, normalized != submitter {
+                    problem("\(property).value", "A user may send a system address only for their own user id.")
+                    continue
+                }
                 if let index = addresses.firstIndex(where: { $0.type == type && $0.value == normalized }) {
                     addresses[index].verified = addresses[index].verified || verified
                 } else {

@@ -20,6 +20,21 @@ enum MatchRepository {
         return try await render(rows)
     }
 
+    /// The kept matches of `persons` at or above `minProbability`, as pairs of persons.
+    static func pairs(
+        app: UUID, involving persons: [UUID], minProbability: Double, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [(id: UUID, a: UUID, b: UUID)] {
+        guard !persons.isEmpty else { return [] }
+        let rows = try await connection.query(
+            """
+            SELECT id, a, b FROM names.matches
+            WHERE app_id = \(app) AND (a = ANY(\(persons)) OR b = ANY(\(persons))) AND probability >= \(minProbability)
+            """, logger: logger)
+        var result: [(id: UUID, a: UUID, b: UUID)] = []
+        for try await (id, a, b) in rows.decode((UUID, UUID, UUID).self) { result.append((id, a, b)) }
+        return result
+    }
+
     /// One page of an app's matches at or above `minProbability`, most likely first, after the
     /// match `from` (in that order); and how many there are in all.
     static func page(

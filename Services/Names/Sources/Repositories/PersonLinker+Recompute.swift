@@ -6,9 +6,24 @@ import NameMatching
 import PostgresNIO
 
 extension PersonLinker {
+    /// A person would hold more than one of the limits allows.
+    struct PersonLimit: Error {
+        var person: UUID
+        var what: String
+        var limit: Int
+    }
+
+    /// What tier 3 records of one address of a person: who stated it.
+    private struct AddressSources {
+        var fromApp = false
+        var users = Set<String>()
+        var contacts: Int32 = 0
+    }
+
     /// Merges each of `persons` again from its entries and writes its row, addresses, blocking
     /// keys and matches. `fresh` holds every entry of the persons made of entries just linked (the
-    /// others are read back).
+    /// others are read back). Throws ``PersonLimit`` before writing anything when a person would
+    /// exceed ``maxEntries``, ``maxAddresses`` or ``maxDevices``.
     func recompute(
         app: UUID, persons: [UUID], fresh: [UUID: [StoredEntry]] = [:], _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
@@ -18,13 +33,18 @@ extension PersonLinker {
         if !stored.isEmpty {
             let rows = try await connection.query(
                 """
-                SELECT person_id, seq, from_contact, record::text FROM names.person_entries
-                WHERE app_id = \(app) AND person_id = ANY(\(stored)) ORDER BY person_id, seq
+                SELECT pe.person_id, pe.seq, pe.from_contact, pe.submitted_by,
+                    EXISTS (SELECT 1 FROM names.detached_entries d WHERE d.app_id = pe.app_id AND d.entry_id = pe.entry_id),
+                    pe.record::text
+                FROM names.person_entries pe
+                WHERE pe.app_id = \(app) AND pe.person_id = ANY(\(stored)) ORDER BY pe.person_id, pe.seq
                 """, logger: logger)
             let decoder = JSONDecoder()
-            for try await (person, seq, contact, text) in rows.decode((UUID, Int64, Bool, String).self) {
+            for try await (person, seq, contact, submitter, detached, text) in rows.decode(
+                (UUID, Int64, Bool, String?, Bool, String).self)
+            {
                 entries[person, default: []].append(
-                    (seq, contact, try decoder.decode(PersonDocument.self, from: Data(text.utf8))))
+                    (seq, contact, submitter, detached, try decoder.decode(PersonDocument.self, from: Data(text.utf8))))
             }
         }
         let ids = persons.filter { entries[$0] != nil }
@@ -32,28 +52,55 @@ extension PersonLinker {
         var featureTexts: [String] = []
         var features: [MatchFeatures] = []
         var firstSeqs: [Int64] = []
+        var isolated: [Bool] = []
         var addressRows:
-            (person: [UUID], type: [String], value: [String], verified: [Bool], sources: [Int32], contacts: [Int32]) =
-                ([], [], [], [], [], [])
+            (
+                person: [UUID], type: [String], value: [String], verified: [Bool], sources: [Int32], contacts: [Int32],
+                fromApp: [Bool], submitters: [String]
+            ) = ([], [], [], [], [], [], [], [])
         var blockRows: (key: [String], person: [UUID]) = ([], [])
         for id in ids {
+            try Task.checkCancellation()
             let parts = entries[id]!
+            guard parts.count <= Self.maxEntries else { throw PersonLimit(person: id, what: "entries", limit: Self.maxEntries) }
             let merged = PersonDocument.merged(parts.map(\.document))
+            guard merged.record.addresses.count <= Self.maxAddresses else {
+                throw PersonLimit(person: id, what: "addresses", limit: Self.maxAddresses)
+            }
+            guard merged.devices.count <= Self.maxDevices else {
+                throw PersonLimit(person: id, what: "devices", limit: Self.maxDevices)
+            }
             let feature = MatchFeatures(merged.record)
             features.append(feature)
             documents.append(String(decoding: try JSONEncoder.sorted.encode(merged), as: UTF8.self))
             featureTexts.append(String(decoding: try JSONEncoder.sorted.encode(feature), as: UTF8.self))
             firstSeqs.append(parts[0].seq)
-            for address in merged.record.addresses {
-                let holders = parts.filter { part in
-                    part.document.record.addresses.contains { $0.type == address.type && $0.value == address.value }
+            isolated.append(parts.count == 1 && parts[0].detached)
+            // Who stated each address, in one pass over the entries.
+            var sources: [AddressKey: AddressSources] = [:]
+            for part in parts {
+                for address in part.document.record.addresses {
+                    let key = AddressKey(address)
+                    // Changed in place: a copy of the set per entry would make a popular address quadratic.
+                    if let user = part.submitter {
+                        sources[key, default: .init()].users.insert(user)
+                    } else {
+                        sources[key, default: .init()].fromApp = true
+                    }
+                    if part.contact { sources[key, default: .init()].contacts += 1 }
                 }
+            }
+            for address in merged.record.addresses {
+                let found = sources[AddressKey(address)] ?? .init()
                 addressRows.person.append(id)
                 addressRows.type.append(address.type)
                 addressRows.value.append(address.value)
                 addressRows.verified.append(address.verified)
-                addressRows.sources.append(Int32(holders.count))
-                addressRows.contacts.append(Int32(holders.filter(\.contact).count))
+                addressRows.sources.append(Int32(found.users.count + (found.fromApp ? 1 : 0)))
+                addressRows.contacts.append(found.contacts)
+                addressRows.fromApp.append(found.fromApp)
+                addressRows.submitters.append(
+                    String(decoding: try JSONEncoder.sorted.encode(found.users.sorted()), as: UTF8.self))
             }
             for key in Set(feature.blockingKeys) {
                 blockRows.key.append(key)
@@ -68,24 +115,30 @@ extension PersonLinker {
             "DELETE FROM names.matches WHERE app_id = \(app) AND (a = ANY(\(persons)) OR b = ANY(\(persons)))", logger: logger)
         try await connection.query(
             """
-            INSERT INTO names.persons (app_id, id, first_seq, record, features)
-            SELECT \(app), u.id, u.seq, u.record::jsonb, u.features::jsonb
-            FROM unnest(\(ids)::uuid[], \(firstSeqs)::bigint[], \(documents)::text[], \(featureTexts)::text[])
-                AS u(id, seq, record, features)
+            INSERT INTO names.persons (app_id, id, first_seq, record, features, isolated)
+            SELECT \(app), u.id, u.seq, u.record::jsonb, u.features::jsonb, u.isolated
+            FROM unnest(\(ids)::uuid[], \(firstSeqs)::bigint[], \(documents)::text[], \(featureTexts)::text[],
+                \(isolated)::boolean[]) AS u(id, seq, record, features, isolated)
             ON CONFLICT (app_id, id) DO UPDATE SET first_seq = excluded.first_seq, record = excluded.record,
-                features = excluded.features, updated_at = now()
+                features = excluded.features, isolated = excluded.isolated, updated_at = now()
             """, logger: logger)
         try await connection.query(
             """
-            INSERT INTO names.addresses (app_id, person_id, type, value, verified, sources, contact_sources)
-            SELECT \(app), u.* FROM unnest(\(addressRows.person)::uuid[], \(addressRows.type)::text[], \(addressRows.value)::text[],
-                \(addressRows.verified)::boolean[], \(addressRows.sources)::integer[], \(addressRows.contacts)::integer[]) AS u
+            INSERT INTO names.addresses
+                (app_id, person_id, type, value, verified, sources, contact_sources, from_app, submitters)
+            SELECT \(app), u.person, u.type, u.value, u.verified, u.sources, u.contacts, u.from_app,
+                ARRAY(SELECT jsonb_array_elements_text(u.submitters::jsonb))
+            FROM unnest(\(addressRows.person)::uuid[], \(addressRows.type)::text[], \(addressRows.value)::text[],
+                \(addressRows.verified)::boolean[], \(addressRows.sources)::integer[], \(addressRows.contacts)::integer[],
+                \(addressRows.fromApp)::boolean[], \(addressRows.submitters)::text[])
+                AS u(person, type, value, verified, sources, contacts, from_app, submitters)
             """, logger: logger)
         try await connection.query(
             """
             INSERT INTO names.blocks (app_id, key, person_id)
             SELECT \(app), u.key, u.person FROM unnest(\(blockRows.key)::text[], \(blockRows.person)::uuid[]) AS u(key, person)
             """, logger: logger)
+        try Task.checkCancellation()
         try await findMatches(app: app, persons: ids, features: features, keys: Array(Set(blockRows.key)), connection, logger)
     }
 

@@ -16,12 +16,31 @@ import PostgresNIO
 /// id is the id of its oldest entry. Records that are only alike are not joined: they are
 /// reported as matches with a probability.
 struct PersonLinker: Sendable {
-    /// An entry of tier 1, normalised.
+    /// An entry of tier 1, normalised and reduced to what its submitter can vouch for
+    /// (``PersonDocument/vouched(by:)``).
     struct Entry: Sendable {
         var id: UUID
         var seq: Int64
         var fromContact: Bool
+        /// Who sent it: a user, or nil for the app's backend.
+        var submitter: String?
+        /// Taken out of its person by the person's owner: it links to nothing.
+        var detached = false
         var document: PersonDocument
+    }
+
+    /// The most one person may hold. Every write to a person merges it again from all of its
+    /// entries, so these bound the work of each write.
+    static let maxEntries = 1_000
+    static let maxAddresses = 500
+    static let maxDevices = 100
+
+    /// A write would grow a person beyond one of the limits above; `index` is the first entry of
+    /// the write that joins that person.
+    struct LimitExceeded: Error {
+        var index: Int
+        var what: String
+        var limit: Int
     }
 
     /// Matches below this probability are not kept.
@@ -35,7 +54,7 @@ struct PersonLinker: Sendable {
     let featureCache = FeatureCache()
 
     /// An entry of a person as merging needs it.
-    typealias StoredEntry = (seq: Int64, contact: Bool, document: PersonDocument)
+    typealias StoredEntry = (seq: Int64, contact: Bool, submitter: String?, detached: Bool, document: PersonDocument)
 
     /// Links `entries` (already inserted in tier 1) into persons; the person of each entry.
     func link(app: UUID, _ entries: [Entry], _ connection: PostgresConnection, _ logger: Logger) async throws -> [UUID] {
@@ -43,7 +62,7 @@ struct PersonLinker: Sendable {
         // 1. Existing persons that hold a linking address of a new entry.
         var types: [String] = []
         var values: [String] = []
-        for entry in entries {
+        for entry in entries where !entry.detached {
             for address in entry.document.record.addresses where Self.mayLink(address, fromContact: entry.fromContact) {
                 types.append(address.type)
                 values.append(address.value)
@@ -60,6 +79,7 @@ struct PersonLinker: Sendable {
                 """
                 SELECT a.type, a.value, a.person_id, a.verified, a.contact_sources FROM names.addresses a
                 JOIN unnest(\(types)::text[], \(values)::text[]) AS k(type, value) ON a.type = k.type AND a.value = k.value
+                JOIN names.persons p ON p.app_id = a.app_id AND p.id = a.person_id AND NOT p.isolated
                 WHERE a.app_id = \(app)
                 """, logger: logger)
             for try await (type, value, person, verified, contactSources) in rows.decode((String, String, UUID, Bool, Int32).self)
@@ -73,9 +93,9 @@ struct PersonLinker: Sendable {
         var existing: [UUID: Int] = [:]
         var nodes = UnionFind(count: entries.count)
         var firstHolder: [AddressKey: (node: Int, verified: Bool, contact: Bool)] = [:]
-        for (index, entry) in entries.enumerated() {
+        for (index, entry) in entries.enumerated() where !entry.detached {
             for address in entry.document.record.addresses where Self.mayLink(address, fromContact: entry.fromContact) {
-                let key = AddressKey(type: address.type, value: address.value)
+                let key = AddressKey(address)
                 for holder in holders[key] ?? []
                 where address.type == "system" || (address.verified && holder.verified)
                     || (entry.fromContact && holder.contactSources > 0)
@@ -96,6 +116,7 @@ struct PersonLinker: Sendable {
             }
         }
         var firstSeqs: [UUID: Int64] = [:]
+        try Task.checkCancellation()
         if !existing.isEmpty {
             let rows = try await connection.query(
                 "SELECT id, first_seq FROM names.persons WHERE app_id = \(app) AND id = ANY(\(Array(existing.keys)))",
@@ -129,10 +150,13 @@ struct PersonLinker: Sendable {
         let documents = try entries.map { String(decoding: try JSONEncoder.sorted.encode($0.document), as: UTF8.self) }
         try await connection.query(
             """
-            INSERT INTO names.person_entries (app_id, entry_id, person_id, seq, from_contact, record)
-            SELECT \(app), u.entry, u.person, u.seq, u.contact, u.record::jsonb
+            INSERT INTO names.person_entries (app_id, entry_id, person_id, seq, from_contact, submitted_by, record)
+            SELECT \(app), u.entry, u.person, u.seq, u.contact, CASE WHEN u.by_app THEN NULL ELSE u.submitter END,
+                u.record::jsonb
             FROM unnest(\(entries.map(\.id))::uuid[], \(personOfEntry)::uuid[], \(entries.map(\.seq))::bigint[],
-                        \(entries.map(\.fromContact))::boolean[], \(documents)::text[]) AS u(entry, person, seq, contact, record)
+                        \(entries.map(\.fromContact))::boolean[], \(entries.map { $0.submitter == nil })::boolean[],
+                        \(entries.map { $0.submitter ?? "" })::text[], \(documents)::text[])
+                AS u(entry, person, seq, contact, by_app, submitter, record)
             """, logger: logger)
 
         // 4. Every affected person merged again from all of its entries. A person made of new
@@ -140,9 +164,15 @@ struct PersonLinker: Sendable {
         let reachesStored = Set(existing.values.map { nodes.find($0) })
         var fresh: [UUID: [StoredEntry]] = [:]
         for (index, entry) in entries.enumerated() where !reachesStored.contains(nodes.find(index)) {
-            fresh[personOfEntry[index], default: []].append((entry.seq, entry.fromContact, entry.document))
+            fresh[personOfEntry[index], default: []].append(
+                (entry.seq, entry.fromContact, entry.submitter, entry.detached, entry.document))
         }
-        try await recompute(app: app, persons: affected, fresh: fresh, connection, logger)
+        do {
+            try await recompute(app: app, persons: affected, fresh: fresh, connection, logger)
+        } catch let exceeded as PersonLimit {
+            let index = personOfEntry.firstIndex(of: exceeded.person) ?? 0
+            throw LimitExceeded(index: index, what: exceeded.what, limit: exceeded.limit)
+        }
         return personOfEntry
     }
 

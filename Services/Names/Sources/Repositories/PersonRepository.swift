@@ -11,12 +11,25 @@ struct PersonRepository: PostgresRepository {
     let postgres: PostgresClient
     let linker: PersonLinker
 
-    /// A person as stored, with who may decide about it.
+    /// A person as stored, with who stated each of its addresses.
     struct Person: Sendable {
         var id: UUID
         var document: PersonDocument
         var createdAt: Date
         var updatedAt: Date
+        var sources: [AddressKey: AddressSource] = [:]
+    }
+
+    /// Who stated an address of a person: the app's backend, and which users.
+    struct AddressSource: Sendable {
+        var fromApp: Bool
+        var users: [String]
+
+        /// Whether `caller` stated it.
+        func includes(_ caller: Caller) -> Bool {
+            guard let user = caller.user else { return fromApp }
+            return users.contains(user)
+        }
     }
 
     /// Adds `people` as new entries of tier 1 and links them; the person of each, in order.
@@ -37,6 +50,7 @@ struct PersonRepository: PostgresRepository {
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> (persons: [UUID], entries: [UUID]) {
         try await lock(app: app, connection, logger)
+        try Task.checkCancellation()
         let ids = people.map { _ in UUID() }
         let bodies = people.map(\.raw.jsonText)
         let rows = try await connection.query(
@@ -50,10 +64,19 @@ struct PersonRepository: PostgresRepository {
         for try await (id, seq) in rows.decode((UUID, Int64).self) { seqs[id] = seq }
         let entries = zip(ids, people).map { id, person in
             PersonLinker.Entry(
-                id: id, seq: seqs[id]!, fromContact: book != nil,
-                document: PersonDocument(record: person.record, devices: person.devices))
+                id: id, seq: seqs[id]!, fromContact: book != nil, submitter: submitter,
+                document: PersonDocument(record: person.record, devices: person.devices).vouched(by: submitter))
         }
-        return (try await linker.link(app: app, entries, connection, logger), ids)
+        do {
+            return (try await linker.link(app: app, entries, connection, logger), ids)
+        } catch let exceeded as PersonLinker.LimitExceeded {
+            throw APIError(
+                .invalidProperty,
+                "Record \(exceeded.index) would give its person more than \(exceeded.limit) \(exceeded.what), "
+                    + "the most one person holds.",
+                property: "\(book == nil ? "persons" : "contacts")[\(exceeded.index)]",
+                extra: ["limit": .number(Double(exceeded.limit))])
+        }
     }
 
     /// One app's writers take turns. An import of thousands of records computes between its
@@ -76,6 +99,14 @@ struct PersonRepository: PostgresRepository {
             result[id] = Person(
                 id: id, document: try decoder.decode(PersonDocument.self, from: Data(text.utf8)), createdAt: created,
                 updatedAt: updated)
+        }
+        let sources = try await connection.query(
+            """
+            SELECT person_id, type, value, from_app, submitters FROM names.addresses
+            WHERE app_id = \(app) AND person_id = ANY(\(ids))
+            """, logger: logger)
+        for try await (id, type, value, fromApp, users) in sources.decode((UUID, String, String, Bool, [String]).self) {
+            result[id]?.sources[AddressKey(type: type, value: value)] = AddressSource(fromApp: fromApp, users: users)
         }
         return result
     }
@@ -103,13 +134,18 @@ struct PersonRepository: PostgresRepository {
             var after: Int64 = 0
             var replayed = 0
             while true {
+                try Task.checkCancellation()
                 let rows = try await connection.query(
                     """
-                    SELECT id, seq, book_id IS NOT NULL, region, body::text FROM names.entries
-                    WHERE app_id = \(app) AND seq > \(after) ORDER BY seq LIMIT \(batch)
+                    SELECT e.id, e.seq, e.book_id IS NOT NULL, e.submitted_by, d.entry_id IS NOT NULL, e.region, e.body::text
+                    FROM names.entries e
+                    LEFT JOIN names.detached_entries d ON d.app_id = e.app_id AND d.entry_id = e.id
+                    WHERE e.app_id = \(app) AND e.seq > \(after) ORDER BY e.seq LIMIT \(batch)
                     """, logger: logger)
                 var entries: [PersonLinker.Entry] = []
-                for try await (id, seq, contact, region, body) in rows.decode((UUID, Int64, Bool, String, String).self) {
+                for try await (id, seq, contact, submitter, detached, region, body) in rows.decode(
+                    (UUID, Int64, Bool, String?, Bool, String, String).self)
+                {
                     let raw = try JSONDecoder().decode(JSONValue.self, from: Data(body.utf8))
                     var problems: [RecordProblem] = []
                     guard let person = PersonReader(defaultRegion: region).read(raw, index: 0, problems: &problems) else {
@@ -117,8 +153,8 @@ struct PersonRepository: PostgresRepository {
                     }
                     entries.append(
                         .init(
-                            id: id, seq: seq, fromContact: contact,
-                            document: PersonDocument(record: person.record, devices: person.devices)))
+                            id: id, seq: seq, fromContact: contact, submitter: submitter, detached: detached,
+                            document: PersonDocument(record: person.record, devices: person.devices).vouched(by: submitter)))
                     after = seq
                 }
                 guard !entries.isEmpty else { return replayed }
@@ -133,42 +169,56 @@ extension PersonRepository {
     /// A person that holds an address, with what resolution needs in one read: the person, its
     /// owner if it was claimed, the apps they bar and the policy of that address.
     struct Holder: Sendable {
-        var person: Person
+        var address: AddressKey
+        var person: UUID
+        var systemUsers: [String]
         var verified: Bool
-        var sources: Int
+        var source: AddressSource
         var owner: String?
         var barredApps: [UUID]
         var policy: PolicyRepository.AddressPolicy
+        /// A person made of one entry its owner detached from theirs.
+        var isolated: Bool
+
+        /// How many distinct submitters stated the address (the app's backend counts as one).
+        var submitters: Int { source.users.count + (source.fromApp ? 1 : 0) }
     }
 
-    func holders(app: UUID, of address: AddressKey, logger: Logger) async throws -> [Holder] {
+    /// The persons that hold any of `addresses`, in one read. The owner of each is the user of
+    /// its `system` addresses who claimed first.
+    func holders(app: UUID, of addresses: [AddressKey], logger: Logger) async throws -> [Holder] {
+        guard !addresses.isEmpty else { return [] }
         let rows = try await postgres.query(
             """
-            SELECT a.person_id, a.verified, a.sources, p.record::text, p.created_at, p.updated_at, c.user_id, c.barred_apps,
+            SELECT a.type, a.value, a.person_id, a.verified, a.from_app, a.submitters, p.isolated,
+                   ARRAY(SELECT s.value FROM names.addresses s
+                         WHERE s.app_id = a.app_id AND s.person_id = a.person_id AND s.type = 'system' ORDER BY s.value),
+                   c.user_id, c.barred_apps,
                    coalesce(pol.policy, 'public'), coalesce(pol.removed, false), coalesce(pol.hidden, false)
             FROM names.addresses a
+            JOIN unnest(\(addresses.map(\.type))::text[], \(addresses.map(\.value))::text[]) AS k(type, value)
+                ON a.type = k.type AND a.value = k.value
             JOIN names.persons p ON p.app_id = a.app_id AND p.id = a.person_id
             LEFT JOIN LATERAL (
                 SELECT c.user_id, c.barred_apps FROM names.claims c
                 JOIN names.addresses s ON s.app_id = c.app_id AND s.type = 'system' AND s.value = c.user_id
-                WHERE c.app_id = a.app_id AND s.person_id = a.person_id ORDER BY c.user_id LIMIT 1) c ON true
+                WHERE c.app_id = a.app_id AND s.person_id = a.person_id ORDER BY c.seq LIMIT 1) c ON true
             LEFT JOIN names.address_policies pol
                 ON pol.app_id = a.app_id AND pol.user_id = c.user_id AND pol.type = a.type AND pol.value = a.value
-            WHERE a.app_id = \(app) AND a.type = \(address.type) AND a.value = \(address.value)
+            WHERE a.app_id = \(app)
             ORDER BY a.person_id
             """, logger: logger)
         var result: [Holder] = []
-        let decoder = JSONDecoder()
         for try await row in rows {
-            let (id, verified, sources, text, created, updated, owner, barred, policy, removed, hidden) = try row.decode(
-                (UUID, Bool, Int32, String, Date, Date, String?, [UUID]?, String, Bool, Bool).self)
+            let (type, value, person, verified, fromApp, users, isolated, systemUsers, owner, barred, policy, removed, hidden) =
+                try row.decode(
+                    (String, String, UUID, Bool, Bool, [String], Bool, [String], String?, [UUID]?, String, Bool, Bool).self)
             result.append(
                 Holder(
-                    person: Person(
-                        id: id, document: try decoder.decode(PersonDocument.self, from: Data(text.utf8)), createdAt: created,
-                        updatedAt: updated),
-                    verified: verified, sources: Int(sources), owner: owner, barredApps: barred ?? [],
-                    policy: .init(policy: policy, removed: removed, hidden: hidden)))
+                    address: AddressKey(type: type, value: value), person: person, systemUsers: systemUsers,
+                    verified: verified, source: AddressSource(fromApp: fromApp, users: users), owner: owner,
+                    barredApps: barred ?? [], policy: .init(policy: policy, removed: removed, hidden: hidden),
+                    isolated: isolated))
         }
         return result
     }

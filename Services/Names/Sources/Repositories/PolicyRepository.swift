@@ -28,8 +28,8 @@ struct PolicyRepository: PostgresRepository {
         var policies: [AddressKey: AddressPolicy]
     }
 
-    /// The ownership of a person whose `system` addresses are `users`: the first of them (in order)
-    /// who claimed it; nil when nobody did.
+    /// The ownership of a person whose `system` addresses are `users`: the one of them who
+    /// claimed first (claims are numbered as they come); nil when nobody did.
     func ownership(app: UUID, users: [String], _ connection: PostgresConnection, _ logger: Logger) async throws -> Ownership? {
         let person = UUID()
         return try await ownerships(app: app, persons: [person: users], connection, logger)[person]
@@ -41,10 +41,11 @@ struct PolicyRepository: PostgresRepository {
     {
         let users = Array(Set(persons.values.joined()))
         guard !users.isEmpty else { return [:] }
-        var claims: [String: [UUID]] = [:]
+        var claims: [String: (seq: Int64, barred: [UUID])] = [:]
         let rows = try await connection.query(
-            "SELECT user_id, barred_apps FROM names.claims WHERE app_id = \(app) AND user_id = ANY(\(users))", logger: logger)
-        for try await (user, barred) in rows.decode((String, [UUID]).self) { claims[user] = barred }
+            "SELECT user_id, seq, barred_apps FROM names.claims WHERE app_id = \(app) AND user_id = ANY(\(users))",
+            logger: logger)
+        for try await (user, seq, barred) in rows.decode((String, Int64, [UUID]).self) { claims[user] = (seq, barred) }
         guard !claims.isEmpty else { return [:] }
         var policies: [String: [AddressKey: AddressPolicy]] = [:]
         let policyRows = try await connection.query(
@@ -60,8 +61,9 @@ struct PolicyRepository: PostgresRepository {
         }
         var result: [UUID: Ownership] = [:]
         for (person, users) in persons {
-            guard let owner = users.filter({ claims[$0] != nil }).min() else { continue }
-            result[person] = Ownership(owner: owner, barredApps: claims[owner] ?? [], policies: policies[owner] ?? [:])
+            let claimed = users.compactMap { user in claims[user].map { (user: user, seq: $0.seq, barred: $0.barred) } }
+            guard let first = claimed.min(by: { $0.seq < $1.seq }) else { continue }
+            result[person] = Ownership(owner: first.user, barredApps: first.barred, policies: policies[first.user] ?? [:])
         }
         return result
     }
