@@ -51,14 +51,14 @@ import Testing
             var generator = SyntheticPersons(seed: 5)
             generator.relativeShare = relatives
             let model = MatchModel.standard.estimated(from: generator.generate(records: 3_000).features)
-            let factor = MatchModel.factors.firstIndex(of: "house_number of relatives")!
+            let factor = MatchModel.factors.firstIndex(of: "home of relatives")!
             return model.weight(factor: factor, level: 1)
         }
         let withoutFamilies = weight(relatives: 0)
         let withFamilies = weight(relatives: 0.3)
         #expect(withoutFamilies > withFamilies + 1, "\(withoutFamilies) vs \(withFamilies)")
         // The standard model is the cautious one: it must not join a family in a store it knows nothing of.
-        let standard = MatchModel.standard.weight(factor: MatchModel.factors.firstIndex(of: "house_number of relatives")!, level: 1)
+        let standard = MatchModel.standard.weight(factor: MatchModel.factors.firstIndex(of: "home of relatives")!, level: 1)
         #expect(standard < withoutFamilies)
     }
 }

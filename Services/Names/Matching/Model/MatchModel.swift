@@ -108,8 +108,9 @@ public struct MatchModel: Hashable, Sendable, Codable {
 
     /// Per address factor, the level "the same, but marked removed" and the level it discounts.
     /// Its weight is not estimated: an address its owner marked removed is by decision worth half
-    /// of one in use (the owner says it is no longer theirs, or no longer used).
-    static let removedLevels: [Int: (removed: Int, same: Int)] = [7: (2, 1), 8: (2, 1), 9: (2, 1), 10: (2, 1), 17: (2, 1)]
+    /// of one in use (the owner says it is no longer theirs, or no longer used). The factors: email,
+    /// phone, system, handle and the phone of relatives.
+    static let removedLevels: [Int: (removed: Int, same: Int)] = [7: (2, 1), 8: (2, 1), 9: (2, 1), 10: (2, 1), 13: (2, 1)]
     static let removedDiscount = 0.5
 
     /// The weight of one field's level with the other fields missing (for a name, the other name
@@ -130,8 +131,11 @@ public struct MatchModel: Hashable, Sendable, Codable {
         let intercept: Double
         let names: [Double]  // first * 7 + last
         let fields: [Double]  // field * 16 + level, fields after the names; 0 for fields not weighed
-        /// The same for pairs whose names could be relatives'.
+        /// The same for pairs whose names could be relatives': the household's fields left out,
+        /// the phone weighed as a relative's.
         let relativeFields: [Double]
+        /// The home of possible relatives, by level (index 0: missing).
+        let home: [Double]
 
         init(_ model: MatchModel) {
             prior = log(model.pairPrior / (1 - model.pairPrior))
@@ -144,21 +148,25 @@ public struct MatchModel: Hashable, Sendable, Codable {
                 }
             }
             var relativeFields = fields
-            for (index, field) in MatchModel.householdFields.enumerated() {
-                for level in 1...field.levelCount {
-                    relativeFields[field.rawValue * 16 + level] = model.weight(
-                        factor: 1 + MatchModel.factorFields.count + index, level: level)
-                }
+            for field in MatchModel.householdFields {
+                for level in 1...field.levelCount { relativeFields[field.rawValue * 16 + level] = 0 }
+            }
+            let homeFactor = 1 + MatchModel.factorFields.count
+            for level in 1...MatchField.phone.levelCount {
+                relativeFields[MatchField.phone.rawValue * 16 + level] = model.weight(factor: homeFactor + 1, level: level)
             }
             self.fields = fields
             self.relativeFields = relativeFields
+            home = (0...MatchModel.homeLevels.count).map { model.weight(factor: homeFactor, level: $0) }
         }
 
         func logOdds(_ comparison: Comparison) -> Double {
             let packed = comparison.pattern
             let nameLevel = MatchModel.nameTable[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
             var total = prior + names[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
-            let table = (1 << UInt64(nameLevel)) & MatchModel.relativeLevelFlags != 0 ? relativeFields : fields
+            let relatives = (1 << UInt64(nameLevel)) & MatchModel.relativeLevelFlags != 0
+            let table = relatives ? relativeFields : fields
+            if relatives { total += home[MatchModel.homeLevel(comparison)] }
             var rest = packed >> 8
             var field = 2
             while rest != 0 {
