@@ -117,7 +117,7 @@ public struct Deduplicator: Sendable {
         guard count > 0 else { return [] }
         let chunkSize = 2048
         let chunks = (count + chunkSize - 1) / chunkSize
-        let results = ResultSlots(chunks)
+        let results = ResultSlots<ScoredPair>(chunks)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var found: [ScoredPair] = []
             var stamp = [Int32](repeating: -1, count: rightCount)
@@ -181,14 +181,29 @@ struct BlockIndex {
 }
 
 /// One slot per parallel chunk, each written by one worker only.
-private final class ResultSlots: @unchecked Sendable {
-    private var slots: [[ScoredPair]]
+final class ResultSlots<Element: Sendable>: @unchecked Sendable {
+    private var slots: [[Element]]
     private let lock = NSLock()
     init(_ count: Int) { slots = Array(repeating: [], count: count) }
-    func set(_ index: Int, _ value: [ScoredPair]) {
+    func set(_ index: Int, _ value: [Element]) {
         lock.lock()
         slots[index] = value
         lock.unlock()
     }
-    var all: [[ScoredPair]] { slots }
+    var all: [[Element]] { slots }
+}
+
+extension Comparison {
+    /// The comparisons of `pairs` (indexes into `records`), in order, in parallel chunks.
+    static func compare(pairs: [(Int, Int)], of records: [MatchFeatures]) -> [Comparison] {
+        let chunkSize = 4096
+        let chunks = (pairs.count + chunkSize - 1) / chunkSize
+        let results = ResultSlots<Comparison>(chunks)
+        let derived = records.map(\.derived)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let range = chunk * chunkSize..<min(pairs.count, (chunk + 1) * chunkSize)
+            results.set(chunk, pairs[range].map { compare(derived[$0.0], derived[$0.1]) })
+        }
+        return results.all.flatMap { $0 }
+    }
 }

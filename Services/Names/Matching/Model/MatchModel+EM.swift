@@ -78,12 +78,15 @@ extension MatchModel {
     ) -> MatchModel {
         guard records.count >= 2 else { return self }
         var random = SplitMix64(seed: seed)
-        var counts = Self.factorLevelCounts.map { [Double](repeating: 0, count: $0) }
-        for _ in 0..<sampleSize {
+        let pairs = (0..<sampleSize).map { _ in
             let a = random.int(0...(records.count - 1))
             var b = random.int(0...(records.count - 2))
             if b >= a { b += 1 }
-            for (factor, level) in Self.factorLevels(Comparison.compare(records[a], records[b])).enumerated()
+            return (a, b)
+        }
+        var counts = Self.factorLevelCounts.map { [Double](repeating: 0, count: $0) }
+        for comparison in Comparison.compare(pairs: pairs, of: records) {
+            for (factor, level) in Self.factorLevels(comparison).enumerated()
             where level > 0 && !Self.relativeFactors.contains(factor) {
                 counts[factor][level - 1] += 1
             }
@@ -128,12 +131,13 @@ extension MatchModel {
     /// share a last name: a name by its number of pairs, then two of its records (seeded).
     static func relativePairs(_ records: [MatchFeatures], sampleSize: Int, seed: UInt64) -> [Comparison] {
         var random = SplitMix64(seed: seed &+ 1)
+        // In the names' order: a dictionary's order differs from one process to the next.
         let groups = Dictionary(grouping: records.indices) { records[$0].derived.last?.folded ?? "" }
-            .filter { !$0.key.isEmpty && $0.value.count >= 2 }.values.map { $0 }
+            .filter { !$0.key.isEmpty && $0.value.count >= 2 }.sorted { $0.key < $1.key }.map(\.value)
         var cumulative: [Int] = []
         for group in groups { cumulative.append((cumulative.last ?? 0) + group.count * (group.count - 1) / 2) }
         guard let total = cumulative.last else { return [] }
-        return (0..<sampleSize).map { _ in
+        let pairs = (0..<sampleSize).map { _ in
             let pick = random.int(0...(total - 1))
             var low = 0
             var high = cumulative.count - 1
@@ -145,8 +149,9 @@ extension MatchModel {
             let a = random.int(0...(group.count - 1))
             var b = random.int(0...(group.count - 2))
             if b >= a { b += 1 }
-            return Comparison.compare(records[group[a]], records[group[b]])
+            return (group[a], group[b])
         }
+        return Comparison.compare(pairs: pairs, of: records)
     }
 
     /// Shares from counts per level, each at least `floor` (what one sighting in the sample would

@@ -33,13 +33,19 @@ extension PersonLinker {
     private func estimate(app: UUID, stored: Int, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> MatchModel
     {
+        let started = ContinuousClock.now
         let sample = try await ModelRepository.sample(app: app, limit: Self.estimationSample, connection, logger)
         let features = try sample.map { try decodedFeatures($0.features) }
         let keys = Array(Set(features.flatMap(\.estimationBlockingKeys)))
         let others = try await candidates(app: app, keys: keys, excluding: Set(sample.map(\.id)), connection, logger)
+        let read = ContinuousClock.now
         let model = deduplicator.model.estimated(sample: features, others: others.features, storeSize: stored)
         logger.debug(
-            "estimated the app's match model", metadata: ["app": "\(app)", "persons": "\(stored)", "prior": "\(model.prior)"])
+            "estimated the app's match model",
+            metadata: [
+                "app": "\(app)", "persons": "\(stored)", "candidates": "\(others.ids.count)", "prior": "\(model.prior)",
+                "read": "\(read - started)", "estimated": "\(ContinuousClock.now - read)",
+            ])
         return model
     }
 }
