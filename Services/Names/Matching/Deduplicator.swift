@@ -34,6 +34,9 @@ public struct Deduplicator: Sendable {
     /// a store that compares new records with a few candidates at a time wants the same probability
     /// for a pair however the records reached it.
     public var scalesWithRecords = true
+    /// Whether the wide blocking keys are used (the default), or only those a model is estimated
+    /// on (``MatchFeatures/estimationBlockingKeys``).
+    public var wideBlocking = true
 
     public init(model: MatchModel = .standard) { self.init(model: model, maximumBlockSize: 100) }
 
@@ -49,7 +52,7 @@ public struct Deduplicator: Sendable {
     /// Set the model's count to the size of the store (``MatchModel/scaled(toRecords:)``) when the
     /// records are a part of it.
     public func pairs(in records: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
-        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
+        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived, wide: wideBlocking) })
         let weights = weights(records: records.count)
         return scorePairs(count: records.count, rightCount: records.count, weights: weights, minProbability: minProbability) {
             i, visit in
@@ -67,11 +70,11 @@ public struct Deduplicator: Sendable {
     /// `minProbability`. Probabilities are for a set of all the records of both lists, or of the model's
     /// ``MatchModel/recordCount`` if that is more (see ``pairs(in:minProbability:)``).
     public func pairs(between new: [MatchFeatures], and existing: [MatchFeatures], minProbability: Double) -> [ScoredPair] {
-        let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived) })
+        let index = BlockIndex(existing.map { BlockingKeys.keys($0.derived, wide: wideBlocking) })
         let weights = weights(records: new.count + existing.count)
         return scorePairs(count: new.count, rightCount: existing.count, weights: weights, minProbability: minProbability) {
             i, visit in
-            for key in BlockingKeys.keys(new[i].derived) {
+            for key in BlockingKeys.keys(new[i].derived, wide: wideBlocking) {
                 guard let block = index.blockOfKey[BlockIndex.hash(key)] else { continue }
                 let members = index.members[Int(block)]
                 guard members.count <= maximumBlockSize else { continue }
@@ -88,7 +91,7 @@ public struct Deduplicator: Sendable {
 
     /// How many distinct candidate pairs `records` have, without scoring them.
     public func candidateCount(in records: [MatchFeatures]) -> Int {
-        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived) })
+        let index = BlockIndex(records.map { BlockingKeys.keys($0.derived, wide: wideBlocking) })
         var stamp = [Int](repeating: -1, count: records.count)
         var count = 0
         for i in 0..<records.count {
@@ -114,7 +117,7 @@ public struct Deduplicator: Sendable {
         guard count > 0 else { return [] }
         let chunkSize = 2048
         let chunks = (count + chunkSize - 1) / chunkSize
-        let results = ResultSlots(chunks)
+        let results = ResultSlots<ScoredPair>(chunks)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var found: [ScoredPair] = []
             var stamp = [Int32](repeating: -1, count: rightCount)
@@ -178,14 +181,29 @@ struct BlockIndex {
 }
 
 /// One slot per parallel chunk, each written by one worker only.
-private final class ResultSlots: @unchecked Sendable {
-    private var slots: [[ScoredPair]]
+final class ResultSlots<Element: Sendable>: @unchecked Sendable {
+    private var slots: [[Element]]
     private let lock = NSLock()
     init(_ count: Int) { slots = Array(repeating: [], count: count) }
-    func set(_ index: Int, _ value: [ScoredPair]) {
+    func set(_ index: Int, _ value: [Element]) {
         lock.lock()
         slots[index] = value
         lock.unlock()
     }
-    var all: [[ScoredPair]] { slots }
+    var all: [[Element]] { slots }
+}
+
+extension Comparison {
+    /// The comparisons of `pairs` (indexes into `records`), in order, in parallel chunks.
+    static func compare(pairs: [(Int, Int)], of records: [MatchFeatures]) -> [Comparison] {
+        let chunkSize = 4096
+        let chunks = (pairs.count + chunkSize - 1) / chunkSize
+        let results = ResultSlots<Comparison>(chunks)
+        let derived = records.map(\.derived)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let range = chunk * chunkSize..<min(pairs.count, (chunk + 1) * chunkSize)
+            results.set(chunk, pairs[range].map { compare(derived[$0.0], derived[$0.1]) })
+        }
+        return results.all.flatMap { $0 }
+    }
 }

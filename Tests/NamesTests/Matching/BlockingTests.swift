@@ -54,6 +54,24 @@ import Testing
         }
     }
 
+    /// A record typed again with its names, birthday and house number all wrong still meets the
+    /// first through its postal code and street; a model is estimated without those wide keys.
+    @Test func thePostalCodeAndTheStreetAloneStillMeet() {
+        let a = PersonRecord(
+            firstName: "Sophie", lastName: "Snell", addresses: [MatchAddress(type: "physical", value: "4 vaughan garden, arcadia, tas 2372")],
+            birthday: "1923-11-14")
+        let b = PersonRecord(
+            firstName: "Emma", lastName: "Sndl", addresses: [MatchAddress(type: "physical", value: "47 vaughan g arden, arcdia, tas 2372")],
+            birthday: "1923-11-64")
+        let records = [a, b].map(MatchFeatures.init)
+        #expect(Deduplicator().pairs(in: records, minProbability: 0).count == 1)
+        var estimation = Deduplicator()
+        estimation.wideBlocking = false
+        #expect(estimation.pairs(in: records, minProbability: 0).isEmpty)
+        #expect(records[0].blockingKeys.contains("z:2372"))
+        #expect(!records[0].estimationBlockingKeys.contains("z:2372"))
+    }
+
     @Test func keysPerRecordAreBoundedAndSpecific() {
         var busy = original
         busy.addresses += (0..<10).map { MatchAddress(type: "email", value: "m\($0)@example.org") }

@@ -6,13 +6,17 @@
 /// phone (another country code or area prefix); the local part of an e-mail (another domain);
 /// the two names' phonetic keys in either order (nicknames resolved, first and last swapped); last
 /// name sound with birth year; first name sound with birth year; the full birth date; first name
-/// sound with location; last name sound with location (or, without one, each name's sound with the postal code); house number with street; and a
+/// sound with location; last name sound with location (or, without one, each name's sound with the
+/// postal code); house number with street; the postal code alone; the street name alone; and a
 /// sorted-neighbourhood style key on the names' first letters, which survives a typo that changes
 /// a name's sound.
 enum BlockingKeys {
     static let maximumAddressKeys = 3
 
-    static func keys(_ features: DerivedFeatures) -> [String] {
+    /// The keys of a record; without the `wide` ones (the postal code alone, the street name alone)
+    /// for estimating a model: those make many candidate pairs of neighbours, which EM would take
+    /// for a kind of match of their own.
+    static func keys(_ features: DerivedFeatures, wide: Bool = true) -> [String] {
         var keys: [String] = []
         keys.reserveCapacity(15)
         let addresses =
@@ -53,6 +57,11 @@ enum BlockingKeys {
             if let last, !last.primaryKey.isEmpty { keys.append("lz:\(last.primaryKey)|\(code)") }
             if let first, !first.canonicalKey.isEmpty { keys.append("fz:\(first.canonicalKey)|\(code)") }
         }
+        // The postal code alone and the street name alone: what still meets when the names, the
+        // birthday and the house number are all wrong at once (a record typed again from a form).
+        // Both are small blocks in most stores; where they are not, the block cap skips them.
+        if wide, let code = features.physical.first?.postalCode { keys.append("z:\(code)") }
+        if wide, let street = features.physical.first?.street { keys.append("s:\(street)") }
         if let first, let last {
             // A sorted-neighbourhood style key: the last name's first four letters and the first
             // name's first three, which survives a typo late in either name that changes its sound.
@@ -71,4 +80,6 @@ extension MatchFeatures {
     /// The blocking keys: two records become a candidate pair when they share one (see
     /// ``Deduplicator`` for how blocks are bounded).
     public var blockingKeys: [String] { BlockingKeys.keys(derived) }
+    /// The blocking keys a model is estimated on (``Deduplicator/wideBlocking`` off).
+    public var estimationBlockingKeys: [String] { BlockingKeys.keys(derived, wide: false) }
 }

@@ -10,6 +10,7 @@ extension Comparison {
         result[.birthday] = FieldComparators.birthday(x.birthday, y.birthday)
         result[.location] = FieldComparators.location(x.location, y.location)
         result[.physical] = FieldComparators.physical(x.physical, y.physical)
+        FieldComparators.addressParts(x.physical, y.physical, into: &result)
         var strong = false
         result[.email] = FieldComparators.addresses(x.emails, y.emails, similar: FieldComparators.similarEmail, strong: &strong)
         result[.phone] = FieldComparators.addresses(x.phones, y.phones, similar: FieldComparators.similarPhone, strong: &strong)
@@ -196,6 +197,55 @@ enum FieldComparators {
         // A house number alone in common is not an address in common.
         if overlap >= 0.5 && common >= 2 && (sameNumber || overlap >= 0.75) { return 3 }
         return 5
+    }
+
+    /// The parts of the two physical addresses in use (not marked removed) that are most alike:
+    /// house number, street, postal code and the rest of the address, each graded on its own.
+    static func addressParts(_ a: [PhysicalFeature], _ b: [PhysicalFeature], into result: inout Comparison) {
+        var best: (x: PhysicalFeature, y: PhysicalFeature, level: Int8)?
+        for x in a where !x.removed {
+            for y in b where !y.removed {
+                let level = a.count == 1 && b.count == 1 ? 0 : physicalPair(x, y)
+                if best == nil || level < best!.level { best = (x, y, level) }
+            }
+        }
+        guard let (x, y, _) = best else { return }
+        if let p = x.number, let q = y.number { result[.house] = p == q ? 1 : 2 }
+        result[.street] = street(x, y)
+        if let p = x.postalCode, let q = y.postalCode {
+            let (p, q) = (p.unicodeScalars.map(\.value), q.unicodeScalars.map(\.value))
+            result[.postalCode] = p == q ? 1 : p.count == q.count && StringSimilarity.isWithinOneEdit(p, q) ? 2 : 3
+        }
+        result[.locality] = locality(x.localityParts, y.localityParts)
+    }
+
+    private static func street(_ x: PhysicalFeature, _ y: PhysicalFeature) -> Int8 {
+        guard !x.streetLine.isEmpty, !y.streetLine.isEmpty else { return 0 }
+        let cores = !x.streetCore.isEmpty && !y.streetCore.isEmpty
+        if x.streetLine == y.streetLine || (cores && x.streetCore == y.streetCore) { return 1 }
+        let similar =
+            StringSimilarity.jaroWinkler(x.streetLine, y.streetLine) >= 0.9
+            || (cores && StringSimilarity.jaroWinkler(x.streetCore, y.streetCore) >= 0.9)
+        return similar ? 2 : 3
+    }
+
+    /// Each part of the shorter list against its best counterpart in the other: the same, a typo
+    /// apart (Jaro-Winkler 0.9), or not found.
+    private static func locality(_ a: [[UInt32]], _ b: [[UInt32]]) -> Int8 {
+        guard !a.isEmpty, !b.isEmpty else { return 0 }
+        let (shorter, longer) = a.count <= b.count ? (a, b) : (b, a)
+        var same = 0
+        var alike = 0
+        for part in shorter {
+            if longer.contains(part) {
+                same += 1
+            } else if longer.contains(where: { StringSimilarity.jaroWinkler(part, $0) >= 0.9 }) {
+                alike += 1
+            }
+        }
+        if same == shorter.count { return 1 }
+        if same + alike == shorter.count { return 2 }
+        return same + alike > 0 ? 3 : 4
     }
 
     /// Two words of an address a typo apart: four or more letters one edit apart, or a postal code

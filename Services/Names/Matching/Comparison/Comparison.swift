@@ -38,7 +38,7 @@ public struct Comparison: Hashable, Sendable, Codable {
     /// side lacks the field.
     public var evidence: [String: String] {
         var evidence: [String: String] = [:]
-        for field in MatchField.allCases {
+        for field in MatchField.allCases where field.isReported {
             let level = Int(self[field])
             if level > 0 { evidence[field.name] = MatchField.evidenceWords[field.rawValue][level] }
         }

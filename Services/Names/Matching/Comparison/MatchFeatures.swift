@@ -89,6 +89,14 @@ final class PhysicalFeature: Sendable {
     /// The last number of four or more digits after the first part: in most countries the postal code.
     let postalCode: String?
     let street: String?
+    /// The street line (the first part) without numbers, words joined: `macgregorstreet`, so that
+    /// a space typed in the wrong place (`macgregors treet`) changes nothing.
+    let streetLine: [UInt32]
+    /// The street line without street types (`macgregor`): `St` against `Place` is a typo as often
+    /// as another street.
+    let streetCore: [UInt32]
+    /// Each later part (a second line, a suburb or town, a region) without numbers, words joined.
+    let localityParts: [[UInt32]]
     let removed: Bool
     let verified: Bool
 
@@ -108,6 +116,12 @@ final class PhysicalFeature: Sendable {
         number = numberIndex.map { all[$0] }
         postalCode = all.indices.last { $0 != numberIndex && isNumber(all[$0]) && all[$0].count >= 4 }.map { all[$0] }
         street = all.first { $0.first?.isLetter == true && !Self.streetTypes.contains($0) }
+        let letters = { (words: [String]) in words.filter { $0.first?.isNumber != true } }
+        let streetWords = letters(parts[firstPart])
+        streetLine = streetWords.joined().unicodeScalars.map(\.value)
+        streetCore = streetWords.filter { !Self.streetTypes.contains($0) }.joined().unicodeScalars.map(\.value)
+        localityParts = parts.dropFirst(firstPart + 1).map { letters($0).joined().unicodeScalars.map(\.value) }
+            .filter { !$0.isEmpty }
         removed = address.removed
         verified = address.verified
     }

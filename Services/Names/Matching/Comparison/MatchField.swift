@@ -1,8 +1,14 @@
 /// The fields a comparison grades, in the order of ``Comparison/levels``. Level 0 of every field
 /// means "missing on either side" and weighs nothing; the others run from the strongest agreement to
 /// disagreement.
+///
+/// A physical address is graded twice: as a whole (`physical`, what ``Comparison/evidence``
+/// reports) and by its parts (`house`, `street`, `postalCode`, `locality`, what the model weighs),
+/// because the parts go wrong independently (a house number mistyped, a suburb left out) and each
+/// part that still agrees is evidence of its own.
 public enum MatchField: Int, CaseIterable, Sendable, Codable {
     case firstName, lastName, birthday, location, physical, email, phone, system, handle, gender
+    case house, street, postalCode, locality
 
     /// The key of the field in ``Comparison/evidence``.
     public var name: String {
@@ -17,8 +23,16 @@ public enum MatchField: Int, CaseIterable, Sendable, Codable {
         case .system: "system"
         case .handle: "handle"
         case .gender: "gender"
+        case .house: "house_number"
+        case .street: "street"
+        case .postalCode: "postal_code"
+        case .locality: "locality"
         }
     }
+
+    /// Whether the field is named in ``Comparison/evidence``: the parts of a physical address are
+    /// reported as `physical`, as a whole.
+    var isReported: Bool { rawValue < MatchField.house.rawValue }
 
     /// What each level from 1 on means, and how it reads in ``Comparison/evidence``.
     public var levels: [(meaning: String, evidence: String)] {
@@ -53,6 +67,14 @@ public enum MatchField: Int, CaseIterable, Sendable, Codable {
         case .system, .handle:
             [("same", "exact"), ("same, marked removed on one side", "agree"), ("different", "disagree")]
         case .gender: [("same", "agree"), ("different", "disagree")]
+        case .house: [("same", "exact"), ("different", "disagree")]
+        case .street: [("same", "exact"), ("a typo or two apart", "similar"), ("different", "disagree")]
+        case .postalCode: [("same", "exact"), ("a digit wrong or two swapped", "similar"), ("different", "disagree")]
+        case .locality:
+            [
+                ("every part of the shorter the same", "exact"), ("every part of the shorter the same or a typo apart", "agree"),
+                ("some parts in common", "similar"), ("nothing in common", "disagree"),
+            ]
         }
     }
 
@@ -60,9 +82,9 @@ public enum MatchField: Int, CaseIterable, Sendable, Codable {
         switch self {
         case .firstName, .lastName: 6
         case .birthday, .physical: 5
-        case .email, .phone: 4
-        case .location, .system, .handle: 3
-        case .gender: 2
+        case .email, .phone, .locality: 4
+        case .location, .system, .handle, .street, .postalCode: 3
+        case .gender, .house: 2
         }
     }
 

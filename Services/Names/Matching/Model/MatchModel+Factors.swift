@@ -4,10 +4,33 @@ extension MatchModel {
     /// non-matches: blocking makes most candidate pairs share one of the names, so that sharing
     /// both is much rarer than the product of sharing each, and weighing them apart makes a pair
     /// with both names equal look weaker than it is.
-    public static let factors = ["name", "birthday", "location", "physical", "email", "phone", "system", "handle", "gender"]
+    public static let factors = [
+        "name", "birthday", "location", "house_number", "street", "postal_code", "locality", "email", "phone", "system",
+        "handle", "gender", "home of relatives", "phone of relatives",
+    ]
+
+    /// The fields weighed on their own, in ``factors`` order after the names. A physical address is
+    /// weighed by its parts, not as a whole.
+    static let factorFields: [MatchField] = [
+        .birthday, .location, .house, .street, .postalCode, .locality, .email, .phone, .system, .handle, .gender,
+    ]
+
+    /// The fields a household shares, weighed apart for pairs whose names could be relatives': the
+    /// home as one factor (``homeLevels``), the phone as another.
+    static let householdFields: [MatchField] = [.location, .house, .street, .postalCode, .locality, .phone]
+    static let householdFieldSet = Set(householdFields)
+
+    /// The levels of the home of possible relatives, strongest first. One factor, not one per part:
+    /// relatives who share a home share its number, street, postal code and town all at once, so
+    /// that weighing each part as independent evidence would count one fact four times.
+    public static let homeLevels = [
+        "same house (number and street, the town not different)", "same street, the town not different",
+        "same town (postal code, locality or location alike)", "different",
+    ]
 
     /// Levels per factor (level 0, missing, not counted).
-    public static let factorLevelCounts = [nameLevels.count] + MatchField.allCases.dropFirst(2).map(\.levelCount)
+    public static let factorLevelCounts =
+        [nameLevels.count] + factorFields.map(\.levelCount) + [homeLevels.count, MatchField.phone.levelCount]
 
     /// The joint name levels, strongest first.
     public static let nameLevels = [
@@ -20,17 +43,42 @@ extension MatchModel {
     ]
 
     /// The name levels of possible relatives: same family name and another first name, or no first
-    /// name to tell. People of one household share their home, town and landline, so for such pairs
-    /// those fields are not counted (the model's independence would count one fact, living
-    /// together, three times, and make one person of a family).
+    /// name to tell. People of one household share their home and landline, so for such pairs those
+    /// have weights of their own: `u` measured on random pairs with such names (in a
+    /// store of families many of them share a home, so a shared home says little; in a store
+    /// without relatives, where a first name that differs is a typing error or a replaced value,
+    /// it says as much as for any pair), `m` estimated by EM like the others.
     static let relativeNameLevels: Set<Int> = [8, 11]
     static let relativeLevelFlags: UInt64 = (1 << 8) | (1 << 11)
 
     /// The level of each factor for a comparison (0: missing).
     static func factorLevels(_ comparison: Comparison) -> [Int] {
-        var levels = [nameLevel(first: Int(comparison[.firstName]), last: Int(comparison[.lastName]))]
-        for field in MatchField.allCases.dropFirst(2) { levels.append(Int(comparison[field])) }
+        let name = nameLevel(first: Int(comparison[.firstName]), last: Int(comparison[.lastName]))
+        let relatives = relativeNameLevels.contains(name)
+        var levels = [name]
+        for field in factorFields {
+            levels.append(relatives && householdFieldSet.contains(field) ? 0 : Int(comparison[field]))
+        }
+        levels.append(relatives ? homeLevel(comparison) : 0)
+        levels.append(relatives ? Int(comparison[.phone]) : 0)
         return levels
+    }
+
+    /// The level of the home (``homeLevels``) from the levels of the address's parts and the
+    /// location (0: none of them compared). A house or a street counts only where the town does not
+    /// disagree (one street name is found in many towns); the town counts where the postal code,
+    /// the locality or the location agrees or is a typo apart.
+    static func homeLevel(_ comparison: Comparison) -> Int {
+        let locality = comparison[.locality]
+        let location = comparison[.location]
+        let postalCode = comparison[.postalCode]
+        // A postal code a typo apart counts; a locality with only some parts in common (the state) does not.
+        let town = postalCode == 1 || postalCode == 2 || locality == 1 || locality == 2 || location == 1 || location == 2
+        let otherTown = !town && (postalCode | locality | location) != 0
+        let street = comparison[.street]
+        if (street == 1 || street == 2) && !otherTown { return comparison[.house] == 1 ? 1 : 2 }
+        if town { return 3 }
+        return (comparison[.house] | street | postalCode | locality | location) == 0 ? 0 : 4
     }
 
     /// Joint name level from the two name levels (0 missing, 1 exact, 2 exact common, 3 agree,

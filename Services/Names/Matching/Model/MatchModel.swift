@@ -91,15 +91,10 @@ public struct MatchModel: Hashable, Sendable, Codable {
     /// The natural log of the model's posterior odds of a match, before calibration: prior log odds
     /// plus each factor's weight.
     public func logOdds(_ comparison: Comparison) -> Double {
-        let levels = Self.factorLevels(comparison)
-        let relatives = Self.relativeNameLevels.contains(levels[0])
-        return zip(Self.factors.indices, levels).reduce(log(pairPrior / (1 - pairPrior))) {
-            relatives && Self.householdFactors.contains($1.0) ? $0 : $0 + weight(factor: $1.0, level: $1.1)
+        Self.factorLevels(comparison).enumerated().reduce(log(pairPrior / (1 - pairPrior))) {
+            $0 + weight(factor: $1.offset, level: $1.element)
         }
     }
-
-    /// Factors a household shares: location, physical address, phone.
-    static let householdFactors: Set<Int> = [2, 3, 5]
 
     /// The weight of one factor (index into ``factors``) at one level: log(m/u), positive for evidence
     /// of a match, 0 for a missing one.
@@ -113,10 +108,9 @@ public struct MatchModel: Hashable, Sendable, Codable {
 
     /// Per address factor, the level "the same, but marked removed" and the level it discounts.
     /// Its weight is not estimated: an address its owner marked removed is by decision worth half
-    /// of one in use (the owner says it is no longer theirs, or no longer used).
-    static let removedLevels: [Int: (removed: Int, same: Int)] = [
-        3: (4, 1), 4: (2, 1), 5: (2, 1), 6: (2, 1), 7: (2, 1),
-    ]
+    /// of one in use (the owner says it is no longer theirs, or no longer used). The factors: email,
+    /// phone, system, handle and the phone of relatives.
+    static let removedLevels: [Int: (removed: Int, same: Int)] = [7: (2, 1), 8: (2, 1), 9: (2, 1), 10: (2, 1), 13: (2, 1)]
     static let removedDiscount = 0.5
 
     /// The weight of one field's level with the other fields missing (for a name, the other name
@@ -136,35 +130,47 @@ public struct MatchModel: Hashable, Sendable, Codable {
         let slope: Double
         let intercept: Double
         let names: [Double]  // first * 7 + last
-        let fields: [Double]  // field * 16 + level, fields after the names
-        /// The bits of location, physical and phone in the pattern shifted past the names.
-        let householdMask: UInt64 = (0xF << 4) | (0xF << 8) | (0xF << 16)
+        let fields: [Double]  // field * 16 + level, fields after the names; 0 for fields not weighed
+        /// The same for pairs whose names could be relatives': the household's fields left out,
+        /// the phone weighed as a relative's.
+        let relativeFields: [Double]
+        /// The home of possible relatives, by level (index 0: missing).
+        let home: [Double]
 
         init(_ model: MatchModel) {
             prior = log(model.pairPrior / (1 - model.pairPrior))
             (slope, intercept) = (model.calibration[0], model.calibration[1])
             names = MatchModel.nameTable.map { model.weight(factor: 0, level: $0) }
             var fields = [Double](repeating: 0, count: MatchField.allCases.count * 16)
-            for field in MatchField.allCases.dropFirst(2) {
+            for (index, field) in MatchModel.factorFields.enumerated() {
                 for level in 1...field.levelCount {
-                    fields[field.rawValue * 16 + level] = model.weight(factor: field.rawValue - 1, level: level)
+                    fields[field.rawValue * 16 + level] = model.weight(factor: index + 1, level: level)
                 }
             }
+            var relativeFields = fields
+            for field in MatchModel.householdFields {
+                for level in 1...field.levelCount { relativeFields[field.rawValue * 16 + level] = 0 }
+            }
+            let homeFactor = 1 + MatchModel.factorFields.count
+            for level in 1...MatchField.phone.levelCount {
+                relativeFields[MatchField.phone.rawValue * 16 + level] = model.weight(factor: homeFactor + 1, level: level)
+            }
             self.fields = fields
+            self.relativeFields = relativeFields
+            home = (0...MatchModel.homeLevels.count).map { model.weight(factor: homeFactor, level: $0) }
         }
 
         func logOdds(_ comparison: Comparison) -> Double {
             let packed = comparison.pattern
+            let nameLevel = MatchModel.nameTable[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
             var total = prior + names[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]
+            let relatives = (1 << UInt64(nameLevel)) & MatchModel.relativeLevelFlags != 0
+            let table = relatives ? relativeFields : fields
+            if relatives { total += home[MatchModel.homeLevel(comparison)] }
             var rest = packed >> 8
-            if (1 << UInt64(MatchModel.nameTable[Int(packed & 0xF) * 7 + Int((packed >> 4) & 0xF)]))
-                & MatchModel.relativeLevelFlags != 0
-            {
-                rest &= ~householdMask
-            }
             var field = 2
             while rest != 0 {
-                total += fields[field * 16 + Int(rest & 0xF)]
+                total += table[field * 16 + Int(rest & 0xF)]
                 rest >>= 4
                 field += 1
             }

@@ -44,7 +44,8 @@ extension Directory {
         var best: [Pair: (probability: Double, evidence: [String: String], exact: Bool)] = [:]
         func offer(_ a: Int, _ b: Int, _ probability: Double, _ evidence: [String: String], exact: Bool = false) {
             let pair = Pair(min(a, b), max(a, b))
-            if let current = best[pair], current.probability >= probability { return }
+            // The same record twice stays marked exact, whatever probability the model gave it.
+            if let current = best[pair], current.probability >= probability, current.exact || !exact { return }
             best[pair] = (probability, evidence, exact)
         }
         let features = contacts.map { MatchFeatures($0.document.record) }

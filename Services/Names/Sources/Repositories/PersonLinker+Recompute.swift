@@ -148,37 +148,14 @@ extension PersonLinker {
         app: UUID, persons: [UUID], features: [MatchFeatures], keys: [String], _ connection: PostgresConnection,
         _ logger: Logger
     ) async throws {
-        let mine = Set(persons)
-        var members: [String: [UUID]] = [:]
-        let rows = try await connection.query(
-            "SELECT key, person_id FROM names.blocks WHERE app_id = \(app) AND key = ANY(\(keys))", logger: logger)
-        for try await (key, person) in rows.decode((String, UUID).self) { members[key, default: []].append(person) }
-        var candidates = Set<UUID>()
-        for list in members.values where list.count <= Self.largestBlock {
-            for person in list where !mine.contains(person) { candidates.insert(person) }
-        }
-        var others: [UUID] = []
-        var otherFeatures: [MatchFeatures] = []
-        if !candidates.isEmpty {
-            let rows = try await connection.query(
-                "SELECT id, features::text FROM names.persons WHERE app_id = \(app) AND id = ANY(\(Array(candidates)))",
-                logger: logger)
-            let decoder = JSONDecoder()
-            for try await (id, text) in rows.decode((UUID, String).self) {
-                others.append(id)
-                otherFeatures.append(
-                    try featureCache.features(text) { try decoder.decode(MatchFeatures.self, from: Data($0.utf8)) })
-            }
-        }
+        let (others, otherFeatures) = try await candidates(app: app, keys: keys, excluding: Set(persons), connection, logger)
         var found: [(a: UUID, b: UUID, pair: ScoredPair)] = []
-        // Probabilities are for the store as it is: the more persons, the likelier that two
-        // records alike are namesakes (the model's prior follows the number of records).
         var stored: Int64 = 0
         for try await count in try await connection.query(
             "SELECT count(*) FROM names.persons WHERE app_id = \(app)", logger: logger
         ).decode(Int64.self) { stored = count }
         var deduplicator = self.deduplicator
-        deduplicator.model = deduplicator.model.scaled(toRecords: max(Int(stored), deduplicator.model.recordCount))
+        deduplicator.model = try await model(app: app, stored: Int(stored), connection, logger)
         for pair in deduplicator.pairs(in: features, minProbability: Self.keptProbability) {
             found.append((persons[pair.a], persons[pair.b], pair))
         }
@@ -206,6 +183,40 @@ extension PersonLinker {
                 \(evidence)::jsonb[]) AS u
             ON CONFLICT (app_id, a, b) DO UPDATE SET probability = excluded.probability, evidence = excluded.evidence
             """, logger: logger)
+    }
+}
+
+extension PersonLinker {
+    /// The stored persons, other than `excluding`, that hold one of the blocking `keys`, with their
+    /// features.
+    func candidates(
+        app: UUID, keys: [String], excluding: Set<UUID>, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> (ids: [UUID], features: [MatchFeatures]) {
+        var members: [String: [UUID]] = [:]
+        let rows = try await connection.query(
+            "SELECT key, person_id FROM names.blocks WHERE app_id = \(app) AND key = ANY(\(keys))", logger: logger)
+        for try await (key, person) in rows.decode((String, UUID).self) { members[key, default: []].append(person) }
+        var candidates = Set<UUID>()
+        for list in members.values where list.count <= Self.largestBlock {
+            for person in list where !excluding.contains(person) { candidates.insert(person) }
+        }
+        var ids: [UUID] = []
+        var features: [MatchFeatures] = []
+        if !candidates.isEmpty {
+            let rows = try await connection.query(
+                "SELECT id, features::text FROM names.persons WHERE app_id = \(app) AND id = ANY(\(Array(candidates)))",
+                logger: logger)
+            for try await (id, text) in rows.decode((UUID, String).self) {
+                ids.append(id)
+                features.append(try decodedFeatures(text))
+            }
+        }
+        return (ids, features)
+    }
+
+    /// Stored features, decoded once for all the imports that meet them (``FeatureCache``).
+    func decodedFeatures(_ text: String) throws -> MatchFeatures {
+        try featureCache.features(text) { try JSONDecoder().decode(MatchFeatures.self, from: Data($0.utf8)) }
     }
 }
 

@@ -121,7 +121,7 @@ struct PersonRepository: PostgresRepository {
     func recomputeAll(app: UUID, batch: Int = 1000, logger: Logger) async throws -> Int {
         try await write(logger: logger) { connection in
             try await lock(app: app, connection, logger)
-            for table in ["persons", "person_entries", "addresses", "blocks", "matches"] {
+            for table in ["persons", "person_entries", "addresses", "blocks", "matches", "app_models"] {
                 try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "DELETE FROM names.\(table) WHERE app_id = $1",
