@@ -1,4 +1,5 @@
 import Foundation
+import LayerDevelopment
 import LayerServer
 import Logging
 import ServiceLifecycle
