@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LayerModels
 import LayerServer
+import LayerSync
 import LayerTesting
 import PostgresNIO
 import Testing
@@ -202,7 +203,8 @@ import _CryptoExtras
     }
 
     @Test func suspendedUserGetsNoSession() async throws {
-        try await AuthFixture.run { auth in
+        // The Server API's user routes are the sync service's, which asks this service to suspend.
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             _ = try await auth.session(user: "tess")
             let suspend = try await auth.client.request(
                 .PATCH, "/apps/\(auth.app.id.lowercased)/users/tess",

@@ -27,22 +27,18 @@ import X509
         }
     }
 
-    /// With `withSync`, the sync service runs on the same listener (the Server API's user routes
-    /// ask it about users), and the auth service's own document is the one checked.
     static func withDocument(
-        rateLimits: RateLimits? = nil, withSync: Bool = false, _ body: @escaping @Sendable (Checked) async throws -> Void
+        rateLimits: RateLimits? = nil, _ body: @escaping @Sendable (Checked) async throws -> Void
     ) async throws {
         let run: @Sendable (AuthFixture) async throws -> Void = { auth in
             let served = try await auth.client.request(.GET, "/openapi.yaml", accept: nil)
             #expect(served.status == 200)
-            let yaml = withSync ? AuthService.openAPI : served.text
-            try await body(Checked(auth: auth, document: try OpenAPIDocument(yaml: yaml)))
+            try await body(Checked(auth: auth, document: try OpenAPIDocument(yaml: served.text)))
         }
-        let sync = withSync ? SyncSettings() : nil
         if let rateLimits {
-            try await AuthFixture.run(rateLimits: rateLimits, withSync: sync, run)
+            try await AuthFixture.run(rateLimits: rateLimits, run)
         } else {
-            try await AuthFixture.run(withSync: sync, run)
+            try await AuthFixture.run(run)
         }
     }
 
@@ -53,9 +49,7 @@ import X509
         "patch /admin/apps/{app}/providers/{provider}/keys/{key}",
         "delete /admin/apps/{app}/providers/{provider}/keys/{key}", "post /admin/apps/{app}/tokens",
         "delete /admin/apps/{app}/tokens/{token}", "post /admin/apps/{app}/users/{user}/challenge",
-        "delete /admin/certificates/{certificate}", "patch /apps/{app}", "get /apps/{app}/users/{user}",
-        "patch /apps/{app}/users/{user}", "delete /apps/{app}/users/{user}/sessions",
-        "post /apps/{app}/users/{user}/challenge", "get /health/live", "get /health/ready", "get /metrics",
+        "delete /admin/certificates/{certificate}", "patch /apps/{app}", "get /health/live", "get /health/ready", "get /metrics",
         "get /openapi.yaml",
     ]
 
@@ -219,13 +213,12 @@ import X509
     }
 
     @Test func serverAPIResponsesMatchTheDocument() async throws {
-        try await Self.withDocument(withSync: true) { api in
+        try await Self.withDocument { api in
             let auth = api.auth
             let token = try await auth.serverAPIToken()
             let bearer = [("Authorization", "Bearer \(token)")]
             let app = "/apps/\(auth.app.id.lowercased)"
             let ttl: JSONValue = [["operation": "set", "property": "session_ttl_in_seconds", "value": 7200]]
-            _ = try await auth.session(user: "quinn")
 
             try await api.patch(app, 202, headers: bearer, json: ttl)
             try await api.call(
@@ -242,50 +235,6 @@ import X509
                 app, 422, headers: bearer, json: [["operation": "set", "property": "session_ttl_in_seconds", "value": 1]])
             #expect(try await api.patch(app, 422, headers: bearer, json: ["operation": "set"]).errorProperty == "body")
             try await api.patch("/apps/not-an-app", 404, headers: bearer, json: ttl)
-
-            let user = try await api.call(.GET, "\(app)/users/quinn", 200, headers: bearer)
-            #expect(user.json?["identity"]?["id"] == "layer:///identities/quinn")
-            #expect(user.json?["suspended"] == false)
-            try await api.call(.GET, "\(app)/users/nobody", 404, headers: bearer)
-            try await api.call(.GET, "\(app)/users/quinn", 401)
-
-            let suspend: JSONValue = [["operation": "set", "property": "suspended", "value": true]]
-            try await api.patch("\(app)/users/quinn", 202, headers: bearer, json: suspend)
-            let refused = try await auth.createSession(token: try await auth.identityToken(user: "quinn"))
-            api.check(refused, "POST", "/sessions", 403)
-            #expect(refused.errorID == "user_suspended")
-            try await api.patch(
-                "\(app)/users/quinn", 422, headers: bearer, json: [["operation": "set", "property": "suspended", "value": "yes"]])
-            try await api.patch(
-                "\(app)/users/quinn", 202, headers: bearer, json: [["operation": "set", "property": "suspended", "value": false]])
-
-            try await api.call(.POST, "\(app)/users/quinn/challenge", 204, headers: bearer)
-            try await api.call(.POST, "\(app)/users/nobody/challenge", 404, headers: bearer)
-            try await api.call(.DELETE, "\(app)/users/quinn/sessions", 204, headers: bearer)
-            try await api.call(.DELETE, "\(app)/users/nobody/sessions", 404, headers: bearer)
-            try await api.call(.DELETE, "\(app)/users/quinn/sessions", 406, headers: bearer, accept: nil)
-
-            // Blocks, in each form of Layer-Patch, of a user the app made through the Server API.
-            let made = try await auth.client.request(
-                .POST, "\(app)/users/ruth/identity", headers: bearer,
-                json: ["display_name": "Ruth", "email_address": "ruth@example.com", "metadata": ["team": "blue"]])
-            #expect(made.status == 201)
-            let ruth = try await api.call(.GET, "\(app)/users/ruth", 200, headers: bearer)
-            #expect(ruth.json?["identity"]?["display_name"] == "Ruth")
-            #expect(ruth.json?["identity"]?["metadata"] == ["team": "blue"])
-            let blocks: JSONValue = [
-                ["operation": "add", "property": "blocks", "id": "layer:///identities/quinn"],
-                ["operation": "remove", "property": "blocks", "value": "quinn"],
-                ["operation": "set", "property": "blocks", "value": []],
-                ["operation": "set", "property": "suspended", "value": false],
-            ]
-            try await api.patch("\(app)/users/ruth", 202, headers: bearer, json: blocks)
-            let ofThemselves: JSONValue = [["operation": "add", "property": "blocks", "id": "layer:///identities/ruth"]]
-            try await api.patch("\(app)/users/ruth", 204, headers: bearer, json: ofThemselves)
-            let badBlock: JSONValue = [["operation": "delete", "property": "blocks"]]
-            #expect(try await api.patch("\(app)/users/ruth", 422, headers: bearer, json: badBlock).errorProperty == "0.operation")
-            let nobody: JSONValue = [["operation": "add", "property": "blocks", "value": "quinn"]]
-            try await api.patch("\(app)/users/nobody", 404, headers: bearer, json: nobody)
         }
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LayerModels
 import LayerServer
+import LayerSync
 import LayerTesting
 import NIOCore
 import NIOHTTP1
@@ -281,7 +282,8 @@ import Testing
 
     @Test
     func nulCharactersAreRefused() async throws {
-        try await AuthFixture.run { auth in
+        // With sync, whose Server API serves the user routes.
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let app = auth.app.id.lowercased
             let named = try await auth.client.request(
                 .POST, "/admin/apps", headers: auth.operatorHeaders, json: ["name": "a\u{0}b"])

@@ -3,6 +3,7 @@ import Hummingbird
 import LayerModels
 import LayerServer
 import LayerTesting
+import NIOCore
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -38,11 +39,22 @@ import Testing
             }
         }
 
-        func addRoutes(to router: Router<LayerRequestContext>) {
+        func addRoutes(to router: LimitedRoutes) {
             router.get("slow") { _, context -> Response in
                 context.logger.info("slow work started")
                 try await Task.sleep(for: .seconds(30))
                 return Response(status: .noContent)
+            }
+            // A group of its own: bodies of at most 1 KiB.
+            router.with(RequestLimits(largestBody: 1024, deadline: .seconds(10))).post("small") { request, _ in
+                "\(try await request.body.collect(upTo: .max).readableBytes)"
+            }
+            // A group that reads its body as it arrives and bounds its own work.
+            router.with(.streaming).group("streamed").post { request, _ -> String in
+                var bytes = 0
+                for try await part in request.body { bytes += part.readableBytes }
+                try await Task.sleep(for: .milliseconds(1500))
+                return "\(bytes)"
             }
         }
 
@@ -87,6 +99,31 @@ import Testing
                 #expect(work.count == 1, "the route's own log line carries the id of the 503")
                 #expect(deadline.count == 1, "the deadline's log line carries the id of the 503")
             }
+        }
+    }
+
+    @Test func eachRouteGroupReadsBodiesAndAnswersWithinItsOwnLimits() async throws {
+        var settings = ServerSettings(internalTokens: .random())
+        settings.database = try await TestDatabase.settings()
+        settings.requestTimeout = .seconds(1)
+        try await LiveServer.run([SlowService.plan(Built())], settings: settings) { server in
+            let client = TestClient(baseURL: server.baseURL, http: server.http)
+            let small = try await client.request(
+                .POST, "/small", body: ByteBuffer(repeating: 0, count: 1024), contentType: "text/plain")
+            #expect(small.status == 200)
+            #expect(small.text == "1024")
+            let large = try await client.request(
+                .POST, "/small", body: ByteBuffer(repeating: 0, count: 1025), contentType: "text/plain")
+            #expect(large.status == 413)
+            #expect(large.errorID == "request_too_large")
+            // Past the usual 4 MB and the 1 s deadline of every other route.
+            let streamed = try await client.request(
+                .POST, "/streamed", body: ByteBuffer(repeating: 0, count: 5 * 1024 * 1024), contentType: "application/octet-stream")
+            #expect(streamed.status == 200)
+            #expect(streamed.text == "\(5 * 1024 * 1024)")
+            let unrouted = try await client.request(
+                .POST, "/nowhere", body: ByteBuffer(repeating: 0, count: 5 * 1024 * 1024), contentType: "text/plain")
+            #expect(unrouted.status == 404)
         }
     }
 

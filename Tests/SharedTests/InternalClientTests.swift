@@ -19,7 +19,7 @@ import Testing
 
         init(failures: Int) { self.failures = failures }
 
-        func addRoutes(to router: Router<LayerRequestContext>) {
+        func addRoutes(to router: LimitedRoutes) {
             router.post("internal/v1/:kind") { request, context in
                 let kind = context.parameters.get("kind") ?? ""
                 let count = self.calls.withLock { calls in

@@ -15,7 +15,7 @@ import Testing
         let openAPI = ""
         let authenticator: SessionAuthenticator
 
-        func addRoutes(to router: Router<LayerRequestContext>) {
+        func addRoutes(to router: LimitedRoutes) {
             router.group("whoami").add(middleware: AcceptHeaderMiddleware()).add(middleware: authenticator)
                 .get { _, context in
                     let session = try context.requireSession()

@@ -10,9 +10,10 @@ import Testing
 public func publicRoutes(of services: [any LayerService], postgres: PostgresClient) -> Set<String> {
     // The same routes as `buildApplication` registers, on a router of their own to read them from.
     let router = Router(context: LayerRequestContext.self)
-    OperationalRoutes(postgres: postgres, readiness: [:], openAPI: "", links: []).addRoutes(to: router)
+    let routes = LimitedRoutes(router, limits: .usual(deadline: .seconds(10)))
+    OperationalRoutes(postgres: postgres, readiness: [:], openAPI: "", links: []).addRoutes(to: routes)
     for service in services {
-        service.addRoutes(to: router)
+        service.addRoutes(to: routes)
     }
     return Set(
         router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path.description)" }

@@ -249,7 +249,7 @@ final class StandInAuth: LayerService {
 
     func fail() { failing.withLock { $0 = true } }
 
-    func addRoutes(to router: Router<LayerRequestContext>) {
+    func addRoutes(to router: LimitedRoutes) {
         router.post("internal/v1/introspect") { [self] request, _ -> Response in
             guard !failing.withLock({ $0 }) else { throw APIError(.serviceUnavailable, "The stand-in is down.") }
             let body = try await request.decodeJSON(InternalAPI.IntrospectRequest.self, limit: 8 * 1024)

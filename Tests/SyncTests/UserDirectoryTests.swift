@@ -7,9 +7,9 @@ import LayerTesting
 import PostgresNIO
 import Testing
 
-/// One identity of a user, whoever writes it: the sync service owns identities, the auth service
-/// owns sessions and suspension, and the app's backend sees the same user through the routes of
-/// either, whether a sign-in or the Server API made or changed them.
+/// One identity of a user, whoever writes it: the sync service owns the user and their identity,
+/// the auth service answers it for sessions and suspension, and the app's backend sees the same
+/// user through every route, whether a sign-in or the Server API made or changed them.
 @Suite("One identity of a user, whoever writes it")
 struct UserDirectoryTests {
     enum Creation: String, CaseIterable, Sendable {
@@ -20,17 +20,17 @@ struct UserDirectoryTests {
         case signIn, put, patch
     }
 
-    /// The user as both services show it: the auth service's user view, the sync service's
-    /// identity, and the sync service's routes on the user's behalf.
+    /// The user as the Server API shows them: the user view, the identity, and the routes on the
+    /// user's behalf.
     static func expectIdentity(
         _ api: ServerClient, _ user: String, displayName: String, firstName: String?,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let viaAuth = try await api.get("/users/\(user)")
-        #expect(viaAuth.status == 200, "\(viaAuth.text)", sourceLocation: sourceLocation)
-        let viaSync = try await api.get("/users/\(user)/identity")
-        #expect(viaSync.status == 200, "\(viaSync.text)", sourceLocation: sourceLocation)
-        for identity in [viaAuth.json?["identity"], viaSync.json] {
+        let view = try await api.get("/users/\(user)")
+        #expect(view.status == 200, "\(view.text)", sourceLocation: sourceLocation)
+        let identity = try await api.get("/users/\(user)/identity")
+        #expect(identity.status == 200, "\(identity.text)", sourceLocation: sourceLocation)
+        for identity in [view.json?["identity"], identity.json] {
             #expect(identity?["user_id"] == .string(user), sourceLocation: sourceLocation)
             #expect(identity?["id"] == .string(LayerID.identity(userID: user)), sourceLocation: sourceLocation)
             #expect(identity?["display_name"] == .string(displayName), sourceLocation: sourceLocation)
@@ -63,7 +63,7 @@ struct UserDirectoryTests {
             }
             try await Self.expectIdentity(api, user, displayName: "Ada", firstName: "Ada")
 
-            // The auth service read the identity above (and may keep it): a change shows at once.
+            // A change shows at once.
             switch edit {
             case .signIn:
                 // A claim the token leaves out keeps what is stored.
@@ -78,7 +78,7 @@ struct UserDirectoryTests {
             }
             try await Self.expectIdentity(api, user, displayName: "Ada L.", firstName: "Ada")
 
-            // What the auth service owns works for the user, whoever made them.
+            // What the auth service keeps works for the user, whoever made them.
             #expect(try await Self.suspend(api, user, true).status == 202)
             #expect(try await api.get("/users/\(user)").json?["suspended"] == true)
             let refused = try await harness.fixture.createSession(token: try await harness.fixture.identityToken(user: user))
@@ -108,8 +108,7 @@ struct UserDirectoryTests {
                 ])
             #expect(patched.status == 204)
             _ = try await harness.user("bea", claims: ["display_name": "Beatrice"])
-            let viaAuth = try await api.get("/users/bea")
-            let identity = viaAuth.json?["identity"]
+            let identity = try await api.get("/users/bea").json?["identity"]
             #expect(identity?["display_name"] == "Beatrice")
             #expect(identity?["last_name"] == "Server")
             #expect(identity?["avatar_url"] == "https://a.example/2.png")
@@ -141,57 +140,15 @@ struct UserDirectoryTests {
                 #expect(response.status == 404, "\(response.text)")
             }
 
-            // A user with sessions stays a user of the auth service, shown with their sign-in's claims.
+            // A user with sessions stays a user, shown with their sign-in's claims.
             let dot = try await harness.user("dot", claims: ["display_name": "Dot"])
             #expect(try await api.delete("/users/dot/identity").status == 204)
-            let viaAuth = try await api.get("/users/dot")
-            #expect(viaAuth.status == 200)
-            #expect(viaAuth.json?["identity"]?["display_name"] == "Dot")
+            let view = try await api.get("/users/dot")
+            #expect(view.status == 200)
+            #expect(view.json?["identity"]?["display_name"] == "Dot")
             #expect(try await api.get("/users/dot/identity").status == 404)
             #expect(try await dot.get("/conversations").status == 200)
             #expect(try await api.get("/users/dot/identity").json?["display_name"] == "Dot")
-        }
-    }
-
-    @Test("Every auth replica forgets a cached identity when the sync service changes it")
-    func replicasForget() async throws {
-        try await AuthFixture.run(withSync: SyncSettings()) { first in
-            var settings = AuthSettings(
-                operatorToken: first.operatorToken, caSource: .database(secret: "test-ca-secret"),
-                syncURL: first.server.baseURL)
-            settings.identityCacheTTL = .seconds(600)
-            try await LiveServer.run([AuthService.configured(settings)], settings: first.server.settings) { second in
-                let token = try await first.serverAPIToken()
-                let api = ServerClient(appID: first.app.id.lowercased, token: token, client: first.client)
-                let replica = ServerClient(
-                    appID: first.app.id.lowercased, token: token, client: TestClient(baseURL: second.baseURL))
-                #expect(try await api.post("/users/eve/identity", ["display_name": "Eve"]).status == 201)
-                #expect(try await replica.get("/users/eve").json?["identity"]?["display_name"] == "Eve")
-
-                // The replica answers from its cache: a change behind the sync service's back goes
-                // unseen (once its listener listens, which it may not yet do just after start).
-                let postgres = first.server.postgres
-                let app = first.app.id
-                @Sendable func behindTheBack(_ name: String) async throws {
-                    try await postgres.query(
-                        "UPDATE sync.identities SET display_name = \(name) WHERE app_id = \(app) AND user_id = 'eve'",
-                        logger: .test)
-                }
-                let cached = try await eventually {
-                    try await behindTheBack("Eve")
-                    _ = try await replica.get("/users/eve")
-                    try await behindTheBack("Unseen")
-                    return try await replica.get("/users/eve").json?["identity"]?["display_name"] == "Eve"
-                }
-                #expect(cached)
-
-                // A change through the sync service reaches the replica it did not tell.
-                let patched = try await api.patch(
-                    "/users/eve/identity", [["operation": "set", "property": "display_name", "value": "Eve 2"]])
-                #expect(patched.status == 204)
-                #expect(
-                    try await eventually { try await replica.get("/users/eve").json?["identity"]?["display_name"] == "Eve 2" })
-            }
         }
     }
 
@@ -205,9 +162,6 @@ struct UserDirectoryTests {
             let unreported: PostgresQuery = "SELECT count(*) FROM auth.unreported_claims WHERE app_id = \(auth.app.id)"
             #expect(try await count(auth, unreported) == 1)
             let token = try await auth.serverAPIToken()
-            let viaAuth = ServerClient(appID: auth.app.id.lowercased, token: token, client: auth.client)
-            // What the auth service owns does not wait for the sync service.
-            #expect(try await viaAuth.request(.POST, "/users/fay/challenge").status == 204)
 
             var syncSettings = SyncSettings()
             syncSettings.authURL = auth.server.baseURL
@@ -221,17 +175,18 @@ struct UserDirectoryTests {
                 #expect(try await viaSync.get("/users/fay/conversations").json?.arrayValue == [])
                 #expect(try await eventually { try await count(auth, unreported) == 0 })
 
-                // With the services apart, the sync service's changes reach the auth service's view.
-                #expect(try await viaAuth.get("/users/fay").json?["identity"]?["display_name"] == "Fay")
+                // With the services apart, the user view shows the identity and asks auth for the rest.
+                #expect(try await viaSync.get("/users/fay").json?["identity"]?["display_name"] == "Fay")
                 let patched = try await viaSync.patch(
                     "/users/fay/identity", [["operation": "set", "property": "display_name", "value": "Fay L."]])
                 #expect(patched.status == 204)
-                #expect(try await viaAuth.get("/users/fay").json?["identity"]?["display_name"] == "Fay L.")
+                #expect(try await viaSync.get("/users/fay").json?["identity"]?["display_name"] == "Fay L.")
+                #expect(try await viaSync.request(.POST, "/users/fay/challenge").status == 204)
                 // And a sign-in now reaches the sync service at once.
                 _ = try await auth.session(user: "gus", claims: ["display_name": "Gus"])
                 #expect(try await viaSync.get("/users/gus/identity").json?["display_name"] == "Gus")
                 #expect(try await count(auth, unreported) == 0)
-                #expect(try await viaAuth.get("/users/gus").json?["identity"]?["display_name"] == "Gus")
+                #expect(try await viaSync.get("/users/gus").json?["identity"]?["display_name"] == "Gus")
             }
         }
     }

@@ -26,7 +26,6 @@ public struct AuthService: ConfigurableService {
     let sessionAuthenticator: SessionAuthenticator
     let limiters: RateLimiters
     let endings: SessionEndings
-    let directory: UserDirectory
     let reporter: ClaimsReporter
     let origins: AllowedOrigins
 
@@ -38,18 +37,14 @@ public struct AuthService: ConfigurableService {
         let apps = AppRepository(postgres: postgres)
         let certificateRepository = CertificateRepository(postgres: postgres)
         let sessionRepository = SessionRepository(postgres: postgres)
-        // The sync service owns identities: it is told of sign-ins and asked about users.
+        // The sync service owns the users: it is told the claims of every sign-in.
         let token = server.internalTokens.token(of: Self.name)
         let syncURL = dependencies.peerURL(InternalAPI.Service.sync, configured: settings.syncURL)
-        let cache = IdentityCache(ttl: settings.identityCacheTTL, postgres: postgres)
         reporter = ClaimsReporter(
             claims: ClaimsRepository(postgres: postgres),
             sync: InternalClient(
                 baseURL: syncURL, token: token, http: .failingFast, timeout: .seconds(2), attempts: 1),
-            cache: cache, retry: settings.claimsReportInterval)
-        directory = UserDirectory(
-            sessions: sessionRepository,
-            sync: InternalClient(baseURL: syncURL, token: token, http: dependencies.http), cache: cache)
+            retry: settings.claimsReportInterval)
         sessions = Sessions(
             apps: apps, nonces: NonceRepository(postgres: postgres), sessions: sessionRepository,
             certificates: certificateRepository, verifier: IdentityTokenVerifier(apps: apps), reporter: reporter)
@@ -72,7 +67,7 @@ public struct AuthService: ConfigurableService {
         origins = dependencies.origins
     }
 
-    public func addRoutes(to router: Router<LayerRequestContext>) {
+    public func addRoutes(to router: LimitedRoutes) {
         ClientController(
             sessions: sessions, certificates: certificates, certificateReader: certificateReader,
             authenticator: sessionAuthenticator, limiters: limiters, endings: endings,
@@ -82,17 +77,12 @@ public struct AuthService: ConfigurableService {
             apps: sessions.apps, sessions: sessions.sessions, endings: endings, operatorToken: settings.operatorToken,
             origins: origins
         ).addRoutes(to: router)
-        ServerAPIController(apps: sessions.apps, directory: directory, endings: endings, origins: origins)
-            .addRoutes(to: router)
-        InternalController(sessions: sessions, directory: directory, tokens: server.internalTokens)
-            .addRoutes(to: router)
+        ServerAPIController(apps: sessions.apps, origins: origins).addRoutes(to: router)
+        InternalController(sessions: sessions, endings: endings, tokens: server.internalTokens).addRoutes(to: router)
     }
 
     public var backgroundServices: [any Service] {
-        [
-            ExpiredRowsCleaner(sessions: sessions), ClaimsReporterService(reporter: reporter),
-            IdentityCacheListener(cache: directory.cache, logger: Logger(label: "auth.identity-cache")),
-        ]
+        [ExpiredRowsCleaner(sessions: sessions), ClaimsReporterService(reporter: reporter)]
     }
 
     /// The apps' allowed origins come from this service's own tables.

@@ -12,16 +12,12 @@ public struct AuthSettings: ServiceSettings {
     public var caSource: CASource
     /// Where the sync service answers, when it does not run in the same process: it is told at
     /// once when sessions end, so that it closes their push connections.
-    /// The sync service also owns the app's user directory: it is told each sign-in's claims and
-    /// asked about users.
+    /// The sync service also owns the app's users: it is told each sign-in's claims.
     public var syncURL: String
     /// How often the sign-ins that could not be reported to the sync service at once are tried
     /// again: the first retry after this long, each later one after twice as long as the one
     /// before, up to a minute.
     public var claimsReportInterval: Duration = .seconds(2)
-    /// How long an identity the sync service answered is used without asking again. Sync tells
-    /// every auth replica when an identity changes; this bounds what a lost notice can cost.
-    public var identityCacheTTL: Duration = .seconds(30)
 
     public init(operatorToken: String, caSource: CASource, syncURL: String = "http://127.0.0.1:8082") {
         self.operatorToken = operatorToken
@@ -30,8 +26,8 @@ public struct AuthSettings: ServiceSettings {
     }
 
     /// `LAYER_OPERATOR_TOKEN`; the CA from `LAYER_CA_CERTIFICATE_FILE` + `LAYER_CA_KEY_FILE` or kept
-    /// in the database under `LAYER_CA_KEY_SECRET`; `LAYER_SYNC_URL`; `LAYER_CLAIMS_REPORT_INTERVAL_MS`
-    /// and `LAYER_IDENTITY_CACHE_TTL_MS`. (The rate limits of its routes are
+    /// in the database under `LAYER_CA_KEY_SECRET`; `LAYER_SYNC_URL`; `LAYER_CLAIMS_REPORT_INTERVAL_MS`.
+    /// (The rate limits of its routes are
     /// `ServerSettings.rateLimits`, since other services apply them too.)
     public static func read(_ reader: inout SettingsReader) -> AuthSettings {
         let operatorToken = reader.required("LAYER_OPERATOR_TOKEN", "the token of the operator API, /admin")
@@ -48,8 +44,6 @@ public struct AuthSettings: ServiceSettings {
             syncURL: reader.optional("LAYER_SYNC_URL") ?? "http://127.0.0.1:8082")
         settings.claimsReportInterval = .milliseconds(
             reader.integer("LAYER_CLAIMS_REPORT_INTERVAL_MS", default: 2000, in: 10...600_000))
-        settings.identityCacheTTL = .milliseconds(
-            reader.integer("LAYER_IDENTITY_CACHE_TTL_MS", default: 30_000, in: 0...3_600_000))
         return settings
     }
 }

@@ -34,7 +34,7 @@ public struct NamesService: ConfigurableService {
             token: server.internalTokens.token(of: Self.name),
             http: dependencies.http)
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
-        appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
+        appTokens = dependencies.appTokenVerifier(auth: auth)
         internalTokens = server.internalTokens
         userLimits = (
             RateLimiter(.init(rate: settings.resolveRate, burst: max(settings.resolveRate * 3, 1))),
@@ -42,36 +42,38 @@ public struct NamesService: ConfigurableService {
         )
     }
 
-    /// Imports read their own body once the caller is authenticated (a Server API import holds up
-    /// to 10,000 records, 32 MB; a user's 1,000, 4 MB) and bound their own work
-    /// (``ImportDeadline``), so the host neither buffers their body before the routes nor holds
-    /// them to the usual deadline.
-    public func streamsRequestBody(_ head: HTTPRequest) -> Bool { Self.isImport(head) }
-
-    /// `POST …/persons`, `…/persons/deduplicate` and `…/address-books`.
-    static func isImport(_ head: HTTPRequest) -> Bool {
-        guard head.method == .post, let path = head.path?.split(separator: "?").first else { return false }
-        return path.hasSuffix("/persons") || path.hasSuffix("/persons/deduplicate") || path.hasSuffix("/address-books")
-    }
-
-    public func addRoutes(to router: Router<LayerRequestContext>) {
-        let client = router.group()
-            .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
-            .add(middleware: sessionAuthenticator)
+    public func addRoutes(to router: LimitedRoutes) {
+        // Imports read their own body once the caller is authenticated (a Server API import holds
+        // up to 10,000 records, 32 MB; a user's 1,000, 4 MB) and bound their own work
+        // (``ImportDeadline``): their groups neither read the body first nor hold them to the
+        // usual deadline.
+        let imports = router.with(.streaming)
+        let clientGroup = { (routes: LimitedRoutes) in
+            routes.group()
+                .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
+                .add(middleware: sessionAuthenticator)
+        }
         let users = PersonsController(
             directory: directory,
             caller: { context in
                 let session = try context.requireSession()
                 return .user(session.userID, app: session.appID)
             }, limits: userLimits)
-        users.addRoutes(to: client)
-        users.addOwnerRoutes(to: client)
+        users.addRoutes(to: clientGroup(router))
+        users.addImportRoutes(to: clientGroup(imports))
+        users.addOwnerRoutes(to: clientGroup(router))
 
-        let server = router.group("apps/:app")
-            .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
-            .add(middleware: AppTokenMiddleware(verifier: appTokens))
-        PersonsController(directory: directory) { context in .server(app: try context.parameters.layerID("app", as: .apps).uuid) }
-            .addRoutes(to: server)
+        let serverGroup = { (routes: LimitedRoutes) in
+            routes.group("apps/:app")
+                .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
+                .add(middleware: AppTokenMiddleware(verifier: appTokens))
+        }
+        let backend = PersonsController(directory: directory) { context in
+            .server(app: try context.parameters.layerID("app", as: .apps).uuid)
+        }
+        backend.addRoutes(to: serverGroup(router))
+        backend.addImportRoutes(to: serverGroup(imports))
+        let server = serverGroup(router)
         server.get("persons/duplicates", use: duplicates)
         SettingsController(directory: directory).addRoutes(to: server)
 

@@ -15,7 +15,7 @@ import ServiceLifecycle
 public struct SyncService: ConfigurableService {
     public static let name = InternalAPI.Service.sync
     public static let defaultPort = 8082
-    /// The auth service (sign-ins, blocks, ended sessions) and the VoIP service (rings, blocks).
+    /// The auth service (sign-ins, ended sessions) and the VoIP service (rings, blocks).
     public static let internalCallers = [InternalAPI.Service.auth, InternalAPI.Service.voip]
     public static var migrations: MigrationRunner { syncMigrations }
     /// Its `openapi.yaml` with the shared part.
@@ -53,8 +53,7 @@ public struct SyncService: ConfigurableService {
         let authURL = dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL)
         auth = InternalClient(baseURL: authURL, token: token, http: dependencies.http)
         domain = SyncDomain(
-            repositories: repositories, views: views, relationships: relationships,
-            directory: DirectoryChanges(auth: authURL, internalToken: token),
+            repositories: repositories, views: views, relationships: relationships, auth: auth,
             contentSettings: RichContent.Settings(quotaBytes: settings.contentQuotaBytes), schedules: schedules)
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
@@ -62,11 +61,11 @@ public struct SyncService: ConfigurableService {
             template: views.pushURLs, introspector: sessionAuthenticator.sessionIntrospector)
         internalTokens = server.internalTokens
         uploads = UploadSlots(limit: settings.uploadsPerUser)
-        appTokens = HTTPAppTokenVerifier(client: auth, ttl: server.introspectionCacheTTL)
+        appTokens = dependencies.appTokenVerifier(auth: auth)
         origins = dependencies.origins
     }
 
-    public func addRoutes(to router: Router<LayerRequestContext>) {
+    public func addRoutes(to router: LimitedRoutes) {
         let client = router.group()
             .add(middleware: AcceptHeaderMiddleware())
             .add(middleware: sessionAuthenticator)
@@ -91,8 +90,8 @@ public struct SyncService: ConfigurableService {
             .add(middleware: InternalCallerMiddleware(accepting: [InternalAPI.Service.voip], tokens: internalTokens))
         SignalsController(push: push).addRoutes(to: fromVoIP)
         SessionsEndedController(push: push).addRoutes(to: fromAuth)
-        DirectoryController(domain: domain).addRoutes(to: fromAuth)
-        DirectoryController(domain: domain).addCallRoutes(to: fromVoIP)
+        InternalController(domain: domain).addRoutes(to: fromAuth)
+        InternalController(domain: domain).addCallRoutes(to: fromVoIP)
     }
 
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {
@@ -116,8 +115,6 @@ public struct SyncService: ConfigurableService {
                     sends: domain.scheduled, push: push, alarm: schedules, logger: Logger(label: "layer-sync.scheduled")),
             ]
     }
-
-    public func streamsRequestBody(_ head: HTTPRequest) -> Bool { UploadSlots.isUpload(head) }
 
     /// This replica must be on record before its first device is.
     public func prepare(logger: Logger) async throws {

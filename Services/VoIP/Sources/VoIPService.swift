@@ -51,7 +51,7 @@ public struct VoIPService: ConfigurableService {
             relationships: RelationshipReporter(names: names), ringSeconds: settings.ringTimeoutSeconds)
     }
 
-    public func addRoutes(to router: Router<LayerRequestContext>) {
+    public func addRoutes(to router: LimitedRoutes) {
         let client = router.group()
             .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.layerline))
             .add(middleware: sessionAuthenticator)

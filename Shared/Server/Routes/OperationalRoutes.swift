@@ -34,7 +34,7 @@ public struct OperationalRoutes: Sendable {
         self.links = links
     }
 
-    public func addRoutes(to router: Router<LayerRequestContext>) {
+    public func addRoutes(to router: LimitedRoutes) {
         router.get("/") { request, context in
             var response = Response(
                 status: .ok, headers: [.contentType: MediaType.json], body: .init(byteBuffer: ByteBuffer(string: "{}")))

@@ -40,6 +40,9 @@ public func buildApplication(
     router.add(middleware: ForwardedHeadersMiddleware(trusted: settings.trustedProxies))
     router.add(middleware: ErrorMiddleware(routes: routeTable))
     router.add(middleware: MetricsMiddleware())
+    // Every route reads its body and answers within the limits of its group, the usual ones
+    // unless the group says otherwise (``LimitedRoutes/with(_:)``).
+    let routes = LimitedRoutes(router, limits: .usual(deadline: settings.requestTimeout))
     OperationalRoutes(
         postgres: postgres,
         readiness: services.reduce(into: [:]) { $0.merge($1.readiness) { first, _ in first } },
@@ -47,9 +50,9 @@ public func buildApplication(
         openAPI: try OpenAPISpec.suiteDocument(services.map { ($0.name, $0.openAPI) }),
         links: services.flatMap(\.links), sessionCheck: authority.lazy.compactMap(\.sessionCheck).first,
         checkTimeout: settings.readinessTimeout
-    ).addRoutes(to: router)
+    ).addRoutes(to: routes)
     for service in services {
-        service.addRoutes(to: router)
+        service.addRoutes(to: routes)
     }
     routeTable.load(router)
 
@@ -77,17 +80,11 @@ public func buildApplication(
         guard let tls else { return http }
         return try TLSChannel(http, configuration: tls)
     }
-    let hosted = services
     let migrated = MigrationGate()
     var app = Application(
         responder: RequestIdentityResponder(
             CrossOriginResponder(
-                DeadlineResponder(
-                    FormQueryResponder(MethodOverrideResponder(router.buildResponder())), limit: settings.requestTimeout,
-                    largestBody: { head in hosted.lazy.compactMap { $0.largestRequestBody(head) }.first ?? 4 * 1024 * 1024 },
-                    longerLimit: { head in hosted.lazy.compactMap { $0.requestDeadline(head) }.first },
-                    isExempt: { head in hosted.contains { $0.streamsRequestBody(head) } }),
-                origins: dependencies.origins)),
+                FormQueryResponder(MethodOverrideResponder(router.buildResponder())), origins: dependencies.origins)),
         server: httpServer,
         configuration: .init(
             address: .hostname(settings.host, port: settings.port),

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import HTTPTypes
 import Hummingbird
+import LayerModels
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -17,7 +17,9 @@ public protocol LayerService: Sendable {
     var readiness: [String: OperationalRoutes.Check] { get }
     /// Long-lived work that runs beside the HTTP server, started once the migrations are applied.
     var backgroundServices: [any Service] { get }
-    func addRoutes(to router: Router<LayerRequestContext>)
+    /// Adds the service's routes, each group under its ``RequestLimits``: `routes` has the usual
+    /// ones, and a group that needs others takes `routes.with(_:)`.
+    func addRoutes(to routes: LimitedRoutes)
     /// Routes that may upgrade to a WebSocket. They are tried only for upgrade requests; one they
     /// decline (by throwing) is answered with the WebSocket library's empty 400, so a route that
     /// wants to say why accepts the upgrade and closes the socket with the reason.
@@ -29,15 +31,6 @@ public protocol LayerService: Sendable {
     /// Decides whether a client certificate presented in the TLS handshake (DER, leaf first) is
     /// accepted, for the one service that issues them; nil for the others.
     var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { get }
-    /// Requests whose handler reads a long body as it arrives (an upload), bounding the wait for
-    /// each piece itself: the request deadline would cut a large transfer short.
-    func streamsRequestBody(_ head: HTTPRequest) -> Bool
-    /// A body larger than the usual 4 MB that the request may send whole (a bulk import); nil
-    /// for the usual limit, so that no other route buffers more.
-    func largestRequestBody(_ head: HTTPRequest) -> Int?
-    /// A deadline longer than `LAYER_REQUEST_TIMEOUT_MS` for requests that need one (a bulk
-    /// import); nil for the usual one.
-    func requestDeadline(_ head: HTTPRequest) -> Duration?
     /// Where this service reads the apps' allowed origins from, for the CORS of the whole
     /// listener (the auth service's is taken where it runs).
     var appOrigins: (any AppOriginSource)? { get }
@@ -54,9 +47,6 @@ extension LayerService {
     public func addWebSocketRoutes(to router: Router<LayerRequestContext>) {}
     public var webSocketLimits: WebSocketLimits? { nil }
     public var clientCertificateVerifier: (@Sendable ([[UInt8]]) async -> Bool)? { nil }
-    public func streamsRequestBody(_ head: HTTPRequest) -> Bool { false }
-    public func largestRequestBody(_ head: HTTPRequest) -> Int? { nil }
-    public func requestDeadline(_ head: HTTPRequest) -> Duration? { nil }
     public var appOrigins: (any AppOriginSource)? { nil }
     public var sessionCheck: SessionAuthenticator? { nil }
 }
@@ -152,6 +142,15 @@ public struct ServiceDependencies: Sendable {
         self.rateLimiters = rateLimiters ?? RateLimiters(server.rateLimits)
         self.hosted = hosted
         self.listener = listener
+    }
+
+    /// Checks the apps' Server API tokens with the auth service at `auth`. Where auth runs in this
+    /// process (`layer dev`), every request is checked afresh, so a revoked token is refused at
+    /// once as on auth's own routes; elsewhere a valid answer is kept for the introspection cache
+    /// time (`LAYER_INTROSPECTION_CACHE_MS`), which bounds how long a revoked token still works.
+    public func appTokenVerifier(auth: InternalClient) -> HTTPAppTokenVerifier {
+        HTTPAppTokenVerifier(
+            client: auth, ttl: hosted.contains(InternalAPI.Service.auth) ? .zero : server.introspectionCacheTTL)
     }
 
     /// Like ``peerURL(_:configured:)`` for a peer that is optional: nil when it neither runs in

@@ -95,7 +95,7 @@ struct AdminController: Sendable {
 
     struct TokenResponse: Codable { var id: String; var token: String }
 
-    func addRoutes(to router: Router<LayerRequestContext>) {
+    func addRoutes(to router: LimitedRoutes) {
         let admin = router.group("admin").add(middleware: StaticBearerMiddleware(token: operatorToken, realm: "operator"))
         admin.post("apps", use: createApp)
         admin.get("apps/:app", use: getApp)

@@ -48,7 +48,7 @@ struct ClientController: Sendable {
 
     struct CreateCertificate: Decodable { var csr: String }
 
-    func addRoutes(to router: Router<LayerRequestContext>) {
+    func addRoutes(to router: LimitedRoutes) {
         let api = router.group().add(middleware: AcceptHeaderMiddleware())
         api.group("nonces")
             .add(middleware: RateLimitMiddleware(limiters.nonces, trustedProxies: trustedProxies))

@@ -7,13 +7,13 @@ import LayerServer
 /// internal tokens of the services that call it).
 struct InternalController: Sendable {
     let sessions: Sessions
-    let directory: UserDirectory
+    let endings: SessionEndings
     let tokens: InternalTokens
 
     /// The services that call the auth service (`layer-auth` needs their tokens).
     static let callers = [InternalAPI.Service.sync, InternalAPI.Service.names, InternalAPI.Service.voip]
 
-    func addRoutes(to router: Router<LayerRequestContext>) {
+    func addRoutes(to router: LimitedRoutes) {
         // Every service with a public API checks sessions and Server API tokens and answers CORS.
         let everyService = routes(router, accepting: Self.callers)
         everyService.post("introspect", use: introspect)
@@ -22,10 +22,10 @@ struct InternalController: Sendable {
         everyService.post("app-tokens/verify", use: verifyAppToken)
         everyService.post("origins", use: origins)
         routes(router, accepting: [InternalAPI.Service.voip]).post("users/known", use: knownUsers)
-        routes(router, accepting: [InternalAPI.Service.sync]).post("identities/changed", use: identitiesChanged)
+        routes(router, accepting: [InternalAPI.Service.sync]).post("accounts", use: account)
     }
 
-    private func routes(_ router: Router<LayerRequestContext>, accepting callers: [String]) -> RouterGroup<LayerRequestContext> {
+    private func routes(_ router: LimitedRoutes, accepting callers: [String]) -> RouterGroup<LayerRequestContext> {
         router.group("internal/v1").add(middleware: InternalCallerMiddleware(accepting: callers, tokens: tokens))
     }
 
@@ -36,15 +36,22 @@ struct InternalController: Sendable {
             InternalAPI.AppOrigins(apps: origins.map { .init(appID: $0.key, origins: $0.value) }.sorted { $0.appID.uuidString < $1.appID.uuidString }))
     }
 
-    /// The sync service changed these users' identities: every replica forgets what it cached.
-    @Sendable func identitiesChanged(_ request: Request, context: LayerRequestContext) async throws -> Response {
+    /// The sync service's question about one of its users: their sessions and suspension, after
+    /// doing to them what it asks (the Server API's `/apps/<app>/users/<user>` routes are sync's).
+    @Sendable func account(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(
-            InternalAPI.UsersRequest.self, limit: 256 * 1024, allowedKeys: ["app_id", "user_ids"])
-        guard (1...1000).contains(body.userIDs.count) else {
-            throw APIError.invalid("user_ids", "user_ids names 1 to 1000 users.")
+            InternalAPI.AccountRequest.self, limit: 8 * 1024, allowedKeys: ["app_id", "user_id", "action"])
+        let (app, user, logger) = (body.appID, try IdentityReference.userID(body.userID, property: "user_id"), context.logger)
+        switch body.action {
+        case .suspend?: try await endings.setSuspended(app: app, userID: user, suspended: true, logger: logger)
+        case .reinstate?: try await endings.setSuspended(app: app, userID: user, suspended: false, logger: logger)
+        case .endSessions?: try await endings.revoke(app: app, userID: user, logger: logger)
+        case .challenge?: try await endings.challenge(app: app, userID: user, logger: logger)
+        case nil: break
         }
-        await directory.cache.changed(app: body.appID, users: body.userIDs, logger: context.logger)
-        return try Response.json(InternalAPI.Acknowledgement())
+        let record = try await sessions.sessions.user(app: app, userID: user, logger: logger)
+        return try Response.json(
+            InternalAPI.Account(known: record != nil, suspended: record?.suspended ?? false, claims: record?.identity))
     }
 
     /// Which of the named users the app knows and has not suspended (the VoIP service asks before

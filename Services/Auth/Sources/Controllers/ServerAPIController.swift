@@ -4,80 +4,18 @@ import LayerModels
 import LayerServer
 
 /// The auth part of the Server API (an app's own backend, with a Server API token): the app's
-/// session lifetime, and a user's sessions, challenge, suspension and blocks. A user is one the
-/// sync service has an identity for (it owns the app's user directory) or who signed in here;
-/// the user view shows the identity the sync service holds, with the latest edits of either kind.
+/// session settings and allowed web origins. The user resource (`/apps/<app>/users/<user>…`) is
+/// the sync service's; it asks this service about sessions and suspension
+/// (``InternalController``).
 struct ServerAPIController: Sendable {
     let apps: AppRepository
-    let directory: UserDirectory
-    let endings: SessionEndings
     let origins: AllowedOrigins
 
-    /// `GET /apps/<app>/users/<user>`; in 1.x also the user id as `id`.
-    struct UserResponse: Encodable {
-        var identity: UserIdentity
-        var suspended: Bool
-
-        enum CodingKeys: String, CodingKey { case id, identity, suspended }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            if !APIVersion.current.usesIdentities { try container.encode(identity.userID, forKey: .id) }
-            try container.encode(identity, forKey: .identity)
-            try container.encode(suspended, forKey: .suspended)
-        }
-    }
-
-    /// A user's identity, in the shape of the Server API's identities (empty fields are null).
-    struct UserIdentity: Encodable {
-        var id: String
-        var userID: String
-        @Nullable var displayName: String?
-        @Nullable var avatarURL: String?
-        @Nullable var firstName: String?
-        @Nullable var lastName: String?
-        @Nullable var phoneNumber: String?
-        @Nullable var emailAddress: String?
-        @Nullable var publicKey: String?
-        var identityType: String
-        var metadata: [String: String]
-        enum CodingKeys: String, CodingKey {
-            case id, metadata
-            case userID = "user_id"
-            case displayName = "display_name"
-            case avatarURL = "avatar_url"
-            case firstName = "first_name"
-            case lastName = "last_name"
-            case phoneNumber = "phone_number"
-            case emailAddress = "email_address"
-            case publicKey = "public_key"
-            case identityType = "identity_type"
-        }
-
-        init(_ identity: InternalAPI.DirectoryIdentity) {
-            id = LayerID.identity(userID: identity.userID)
-            userID = identity.userID
-            displayName = identity.displayName
-            avatarURL = identity.avatarURL
-            firstName = identity.firstName
-            lastName = identity.lastName
-            phoneNumber = identity.phoneNumber
-            emailAddress = identity.emailAddress
-            publicKey = identity.publicKey
-            identityType = identity.identityType
-            metadata = identity.metadata
-        }
-    }
-
-    func addRoutes(to router: Router<LayerRequestContext>) {
-        let server = router.group("apps/:app")
+    func addRoutes(to router: LimitedRoutes) {
+        router.group("apps/:app")
             .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.serverAPI))
             .add(middleware: AppTokenMiddleware(verifier: apps))
-        server.patch(use: updateApp)
-        server.get("users/:user", use: getUser)
-        server.patch("users/:user", use: updateUser)
-        server.delete("users/:user/sessions", use: deleteSessions)
-        server.post("users/:user/challenge", use: challenge)
+            .patch(use: updateApp)
     }
 
     @Sendable func updateApp(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -88,52 +26,6 @@ struct ServerAPIController: Sendable {
             allowedOrigins: patch.allowedOrigins, logger: context.logger)
         if patch.allowedOrigins != nil { origins.invalidate() }
         return Response(status: .accepted)
-    }
-
-    @Sendable func getUser(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, userID) = try pathUser(context)
-        guard let user = try await directory.user(app: app, user: userID, logger: context.logger) else {
-            throw APIError.notFound("The user '\(userID)'")
-        }
-        return try Response.json(UserResponse(identity: UserIdentity(user.identity), suspended: user.suspended))
-    }
-
-    /// Suspends or reinstates the user and changes their blocks (kept by the sync service), after
-    /// checking every operation: a body with one bad operation changes nothing. 202, or 204 when
-    /// every operation was a block of the user themselves (which changes nothing).
-    @Sendable func updateUser(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try pathUser(context)
-        let patch = try UserPatch(try await request.decodeLayerPatch(limit: 1024 * 1024), user: user)
-        try await directory.requireUser(app: app, user: user, logger: context.logger)
-        if !patch.blocks.isEmpty {
-            try await directory.changeBlocks(app: app, owner: user, patch.blocks, logger: context.logger)
-        }
-        if let suspended = patch.suspended {
-            try await endings.setSuspended(app: app, userID: user, suspended: suspended, logger: context.logger)
-        }
-        return Response(status: patch.onlyBlocksOfThemselves ? .noContent : .accepted)
-    }
-
-    @Sendable func deleteSessions(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
-        try await endings.revoke(app: app, userID: user, logger: context.logger)
-        return Response(status: .noContent)
-    }
-
-    @Sendable func challenge(_ request: Request, context: LayerRequestContext) async throws -> Response {
-        let (app, user) = try await existingUser(context)
-        try await endings.challenge(app: app, userID: user, logger: context.logger)
-        return Response(status: .noContent)
-    }
-
-    private func pathUser(_ context: LayerRequestContext) throws -> (UUID, String) {
-        (try context.parameters.layerID("app", as: .apps).uuid, try context.parameters.appUserID("user"))
-    }
-
-    private func existingUser(_ context: LayerRequestContext) async throws -> (UUID, String) {
-        let (app, user) = try pathUser(context)
-        try await directory.requireUser(app: app, user: user, logger: context.logger)
-        return (app, user)
     }
 }
 

@@ -16,15 +16,21 @@ struct PersonsController: Sendable {
 
     func addRoutes(to router: some RouterMethods<LayerRequestContext>) {
         let (resolves, writes) = (limited(router, limits?.resolve, "resolutions"), limited(router, limits?.writes, "writes"))
-        writes.post("persons", use: add)
-        writes.post("persons/deduplicate", use: deduplicate)
         router.get("persons/:person", use: get)
         resolves.get("resolve", use: resolve)
         resolves.post("route", use: route)
-        writes.post("address-books", use: createBook)
         router.get("address-books/:book", use: getBook)
         resolves.get("address-books/:book/duplicates", use: bookDuplicates)
         writes.post("address-books/:book/consolidate", use: consolidate)
+    }
+
+    /// The imports, which read their body themselves (``ImportDeadline``): their routes' group
+    /// reads no body first and sets no deadline (``RequestLimits/streaming``).
+    func addImportRoutes(to router: some RouterMethods<LayerRequestContext>) {
+        let writes = limited(router, limits?.writes, "writes")
+        writes.post("persons", use: add)
+        writes.post("persons/deduplicate", use: deduplicate)
+        writes.post("address-books", use: createBook)
     }
 
     /// What only a person's owner does, with a session.

@@ -80,7 +80,7 @@ struct PersonRepository: PostgresRepository {
     }
 
     /// One app's writers take turns. An import of thousands of records computes between its
-    /// statements, so its transaction gets the minute its request has (``NamesService/requestDeadline(_:)``).
+    /// statements, so its transaction gets the minute its import has (``ImportDeadline``).
     func lock(app: UUID, _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("SET LOCAL idle_in_transaction_session_timeout = 60000", logger: logger)
         try await connection.query("SET LOCAL statement_timeout = 60000", logger: logger)

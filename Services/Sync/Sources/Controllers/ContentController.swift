@@ -28,9 +28,12 @@ struct ContentController: Sendable {
 
     /// Routes authenticated by their signed URL instead of a session; they need no `Accept`
     /// header, so a browser or curl can use them as they are.
-    func addSignedRoutes(to router: Router<LayerRequestContext>) {
-        router.put("content/:content/upload", use: upload)
-        router.post("content/:content/upload", use: multipartUpload)
+    func addSignedRoutes(to router: LimitedRoutes) {
+        // An upload reads its body as it arrives and bounds each read itself (``UploadSlots``):
+        // a deadline for the whole request would cut a large transfer short.
+        let uploads = router.with(.streaming)
+        uploads.put("content/:content/upload", use: upload)
+        uploads.post("content/:content/upload", use: multipartUpload)
         router.get("content/:content/download", use: download)
         // Preflights a browser sends before the upload (its `Upload-*` headers need one) and a
         // download with headers, from the page the upload was opened for.
@@ -222,15 +225,6 @@ final class UploadSlots: Sendable {
         APIError(
             .rateLimitExceeded, "You have \(limit) uploads in progress already; finish one first.",
             headers: [.retryAfter: "5"])
-    }
-
-    /// Whether `head` is an upload to a signed URL (`PUT`, or a multipart `POST`), whose body is
-    /// read as it arrives.
-    static func isUpload(_ head: HTTPRequest) -> Bool {
-        guard head.method == .put || head.method == .post, let path = head.path?.split(separator: "?", maxSplits: 1).first
-        else { return false }
-        let segments = path.split(separator: "/")
-        return segments.count == 3 && segments[0] == "content" && segments[2] == "upload"
     }
 }
 

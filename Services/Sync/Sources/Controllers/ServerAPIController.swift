@@ -8,7 +8,8 @@ import LayerServer
 /// including conversations users left), reads them as any one user sees them, acts as a user
 /// (reads, sends, receipts, deletions), sends messages as a user or as a named system sender, at
 /// once or after a delay, uploads rich content, sends announcements and push-only notifications,
-/// manages identities, blocks, follows and badges, and exports the app's data.
+/// manages its users (identity, suspension and sessions, blocks, follows, badges), and exports
+/// the app's data.
 ///
 /// The handlers live in extensions under `ServerAPI/`, one file per area.
 struct ServerAPIController: Sendable {
@@ -17,7 +18,7 @@ struct ServerAPIController: Sendable {
     /// Rich content: the Server API opens upload slots as the Client API does.
     let content: ContentController
 
-    func addRoutes(to router: Router<LayerRequestContext>) {
+    func addRoutes(to router: LimitedRoutes) {
         let server = router.group("apps/:app")
             .add(middleware: AcceptHeaderMiddleware(versions: APIVersion.serverAPI))
             .add(middleware: AppTokenMiddleware(verifier: appTokens))
@@ -44,7 +45,11 @@ struct ServerAPIController: Sendable {
         server.post("users/:user/messages/:message/receipts", use: addReceipt)
         server.delete("users/:user/messages/:message", use: deleteUserMessage)
 
-        // Identities, blocks and following. (`PATCH /users/:user` belongs to the auth service.)
+        // The user, their identity, blocks and following.
+        server.get("users/:user", use: getUser)
+        server.patch("users/:user", use: updateUser)
+        server.delete("users/:user/sessions", use: endSessions)
+        server.post("users/:user/challenge", use: challenge)
         server.post("users/:user/identity", use: createIdentity)
         server.get("users/:user/identity", use: getIdentity)
         server.put("users/:user/identity", use: replaceIdentity)

@@ -3,8 +3,8 @@ import LayerModels
 import LayerServer
 import Logging
 
-/// Blocks: whom a user blocks, set by the app's backend (the Server API, or `PATCH` of the user
-/// through the auth service). A block hides the blocker's contact details and presence from the
+/// Blocks: whom a user blocks, set by the app's backend (the Server API's block routes, or its
+/// `PATCH` of the user). A block hides the blocker's contact details and presence from the
 /// blocked user, and each change is pushed to both as the presence they may now see.
 struct Blocks: Sendable {
     private let repositories: SyncRepositories
@@ -47,10 +47,10 @@ struct Blocks: Sendable {
         await pushChange(owner: owner, blocked: blocked, app: scope.app, logger: scope.logger)
     }
 
-    /// Changes `owner`'s blocks as the auth service forwards them. Presence is ephemeral: past a
-    /// hundred users at once (lifting a long list), devices learn it from their next presence
-    /// change rather than from a burst of pushes.
-    func apply(_ changes: [InternalAPI.BlockChange], owner: String, app: UUID, logger: Logger) async throws {
+    /// Changes `owner`'s blocks as a `PATCH` of the user asks (see ``Users``). Presence is
+    /// ephemeral: past a hundred users at once (lifting a long list), devices learn it from their
+    /// next presence change rather than from a burst of pushes.
+    func apply(_ changes: [BlockChange], owner: String, app: UUID, logger: Logger) async throws {
         let changed = try await repositories.blocks.apply(changes, app: app, owner: owner, logger: logger)
         for blocked in changed.sorted().prefix(100) {
             await pushChange(owner: owner, blocked: blocked, app: app, logger: logger)

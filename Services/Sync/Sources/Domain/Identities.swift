@@ -5,20 +5,16 @@ import Logging
 
 /// Identities: made from each sign-in's claims, or by the app's backend, which also changes and
 /// deletes them; read by the user, by those who follow them, and by the app. Changes made by the
-/// backend reach the user and their followers (see ``IdentityChange``) and the auth service's
-/// cache.
+/// backend reach the user and their followers (see ``IdentityChange``).
 struct Identities: Sendable {
     private let repositories: SyncRepositories
     private let views: Views
     private let recorder: IdentityRecorder
-    /// The auth service caches identities: it is told when they change.
-    private let directory: DirectoryChanges
 
-    init(repositories: SyncRepositories, views: Views, recorder: IdentityRecorder, directory: DirectoryChanges) {
+    init(repositories: SyncRepositories, views: Views, recorder: IdentityRecorder) {
         self.repositories = repositories
         self.views = views
         self.recorder = recorder
-        self.directory = directory
     }
 
     /// Brings the identity of a session's user up to date with its claims (see ``IdentityRecorder``).
@@ -128,31 +124,16 @@ struct Identities: Sendable {
         await changed(user, .deleted, scope)
     }
 
-    /// What follows a change of the backend's: the auth service's cache, then the devices.
+    /// What follows a change of the backend's: the devices of the user and their followers hear it.
     private func changed(_ user: String, _ change: IdentityChange, _ scope: Scope) async {
-        await directory.changed(app: scope.app, users: [user], logger: scope.logger)
         await IdentityChangePush(repositories: repositories, views: views).push(
             change, of: user, app: scope.app, logger: scope.logger)
     }
 
     // MARK: The auth service
 
-    /// The identities of those of `users` who exist, for the auth service's Server API routes.
-    func directoryIdentities(_ users: [String], app: UUID, logger: Logger) async throws -> [InternalAPI.DirectoryIdentity] {
-        try await repositories.identities.identities(app: app, users: users, logger: logger).map(\.directoryIdentity)
-    }
-
-    /// Creates or updates identities from sign-ins' claims; answers whose existing identity changed.
-    func recordClaims(_ claims: [InternalAPI.SignInClaims], app: UUID, logger: Logger) async throws -> [String] {
+    /// Creates or updates identities from sign-ins' claims.
+    func recordClaims(_ claims: [InternalAPI.SignInClaims], app: UUID, logger: Logger) async throws {
         try await repositories.identities.recordClaims(claims, app: app, logger: logger)
-    }
-}
-
-extension IdentityRecord {
-    var directoryIdentity: InternalAPI.DirectoryIdentity {
-        InternalAPI.DirectoryIdentity(
-            userID: userID, displayName: displayName, avatarURL: avatarURL, firstName: firstName, lastName: lastName,
-            phoneNumber: phoneNumber, emailAddress: emailAddress, publicKey: publicKey, identityType: identityType,
-            metadata: metadata)
     }
 }

@@ -16,6 +16,7 @@ struct SyncDomain: Sendable {
     let channels: Channels
     let content: RichContent
     let identities: Identities
+    let users: Users
     let blocks: Blocks
     let following: Following
     let announcements: Announcements
@@ -27,13 +28,12 @@ struct SyncDomain: Sendable {
     let scheduled: ScheduledSends
 
     init(
-        repositories: SyncRepositories, views: Views, relationships: RelationshipReporter, directory: DirectoryChanges,
+        repositories: SyncRepositories, views: Views, relationships: RelationshipReporter, auth: InternalClient,
         contentSettings: RichContent.Settings, schedules: ScheduleAlarm
     ) {
         self.views = views
         let identities = Identities(
-            repositories: repositories, views: views, recorder: IdentityRecorder(repositories: repositories),
-            directory: directory)
+            repositories: repositories, views: views, recorder: IdentityRecorder(repositories: repositories))
         let conversations = Conversations(repositories: repositories, views: views)
         let content = RichContent(
             repositories: repositories, views: views, conversations: conversations, settings: contentSettings)
@@ -46,7 +46,9 @@ struct SyncDomain: Sendable {
         self.channels = channels
         self.content = content
         self.messages = messages
-        blocks = Blocks(repositories: repositories, views: views)
+        let blocks = Blocks(repositories: repositories, views: views)
+        self.blocks = blocks
+        users = Users(repositories: repositories, views: views, blocks: blocks, auth: auth)
         following = Following(repositories: repositories, views: views, identities: identities)
         announcements = Announcements(repositories: repositories, views: views, identities: identities, content: content)
         changes = Changes(repositories: repositories, views: views, content: content)

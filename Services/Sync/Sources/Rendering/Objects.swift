@@ -61,6 +61,8 @@ struct BasicIdentityObject: Encodable, Sendable, Equatable {
     @Nullable var displayName: String?
     @Nullable var avatarURL: String?
     var identityType: String
+    /// The user view of the Server API (``UserObject``) shows the identity without its url.
+    var showsURL = true
 
     enum CodingKeys: String, CodingKey {
         case id, url
@@ -68,6 +70,38 @@ struct BasicIdentityObject: Encodable, Sendable, Equatable {
         case displayName = "display_name"
         case avatarURL = "avatar_url"
         case identityType = "identity_type"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        if showsURL { try container.encode(url, forKey: .url) }
+        try container.encode(userID, forKey: .userID)
+        try container.encode(_displayName, forKey: .displayName)
+        try container.encode(_avatarURL, forKey: .avatarURL)
+        try container.encode(identityType, forKey: .identityType)
+    }
+}
+
+/// A user of the app as the Server API's `GET /apps/<app>/users/<user>` shows them: their
+/// identity (without its url) and whether they are suspended; in 1.x also the user id as `id`.
+struct UserObject: Encodable, Sendable {
+    var identity: IdentityObject
+    var suspended: Bool
+
+    enum CodingKeys: String, CodingKey { case id, identity, suspended }
+
+    init(identity: IdentityObject, suspended: Bool) {
+        self.identity = identity
+        self.identity.basic.showsURL = false
+        self.suspended = suspended
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if !APIVersion.current.usesIdentities { try container.encode(identity.basic.userID, forKey: .id) }
+        try container.encode(identity, forKey: .identity)
+        try container.encode(suspended, forKey: .suspended)
     }
 }
 

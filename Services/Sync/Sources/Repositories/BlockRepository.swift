@@ -92,9 +92,9 @@ struct BlockRepository: PostgresRepository {
 
     /// Applies `changes` to `owner`'s blocks in order, in one transaction: all of them or, when the
     /// result would be over ``maxBlocks``, none. A block of the owner themselves is skipped. The
-    /// owner gets an identity if they have none (they exist for the auth service, which asks).
+    /// owner gets an identity if they have none (they may be known only to the auth service).
     /// Returns the users whose block by `owner` was made or lifted.
-    func apply(_ changes: [InternalAPI.BlockChange], app: UUID, owner: String, logger: Logger) async throws -> Set<String> {
+    func apply(_ changes: [BlockChange], app: UUID, owner: String, logger: Logger) async throws -> Set<String> {
         try await write(logger: logger) { connection in
             try await connection.ensureIdentities(app: app, users: [owner], logger: logger)
             // Serializes the owner's blocks, as `block` does.

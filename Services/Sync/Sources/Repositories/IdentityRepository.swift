@@ -20,18 +20,17 @@ struct IdentityRepository: PostgresRepository {
     /// (a claim that is absent keeps the stored value), all in one transaction; a user without an
     /// identity gets one. Claims older than the identity's last change (an edit through the Server
     /// API, or a later sign-in reported first) are left out, and so is a user whose fields would
-    /// not change. Returns the users whose existing identity changed (not those who got a new one).
-    func recordClaims(_ claims: [InternalAPI.SignInClaims], app: UUID, logger: Logger) async throws -> [String] {
+    /// not change.
+    func recordClaims(_ claims: [InternalAPI.SignInClaims], app: UUID, logger: Logger) async throws {
         // In user order, as every other writer of several identities goes, so that two of them
         // never wait for each other (one user's claims keep their order).
         let ordered = claims.enumerated().sorted {
             ($0.element.identity.userID, $0.offset) < ($1.element.identity.userID, $1.offset)
         }
-        return try await write(logger: logger) { connection in
-            var changed: [String] = []
+        try await write(logger: logger) { connection in
             for (_, claim) in ordered {
                 let identity = claim.identity
-                let rows = try await connection.query(
+                try await connection.query(
                     """
                     INSERT INTO sync.identities AS i (app_id, user_id, display_name, avatar_url, first_name, last_name, updated_at)
                     VALUES (\(app), \(identity.userID), \(identity.displayName), \(identity.avatarURL), \(identity.firstName),
@@ -46,14 +45,8 @@ struct IdentityRepository: PostgresRepository {
                       AND (i.display_name, i.avatar_url, i.first_name, i.last_name)
                         IS DISTINCT FROM (coalesce(excluded.display_name, i.display_name), coalesce(excluded.avatar_url, i.avatar_url),
                                           coalesce(excluded.first_name, i.first_name), coalesce(excluded.last_name, i.last_name))
-                    RETURNING xmax <> 0
                     """, logger: logger)
-                // xmax is 0 in a row just inserted, and set in one an update wrote.
-                for try await updated in rows.decode(Bool.self) where updated && changed.last != identity.userID {
-                    changed.append(identity.userID)
-                }
             }
-            return changed
         }
     }
 

@@ -3,11 +3,41 @@ import Hummingbird
 import LayerModels
 import LayerServer
 
-/// The Server API on behalf of one user (`/apps/:app/users/:user/…`): their view of
-/// conversations and messages (with unread counts and last messages, without what they deleted
-/// from their devices), their receipts and deletions, their identity and their blocks. The user
-/// must exist, except when their identity is being created.
+/// The Server API on one user (`/apps/:app/users/:user…`): the user with their suspension and
+/// sessions, their view of conversations and messages (with unread counts and last messages,
+/// without what they deleted from their devices), their receipts and deletions, their identity
+/// and their blocks. The user must exist, except when their identity is being created.
 extension ServerAPIController {
+    // MARK: The user
+
+    @Sendable func getUser(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        return try Response.json(try await domain.users.user(try context.parameters.appUserID("user"), scope))
+    }
+
+    /// Suspends or reinstates the user and changes their blocks, after checking every operation: a
+    /// body with one bad operation changes nothing. 202, or 204 when every operation was a block
+    /// of the user themselves (which changes nothing).
+    @Sendable func updateUser(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        let user = try context.parameters.appUserID("user")
+        let patch = try UserPatch(try await request.decodeLayerPatch(limit: 1024 * 1024), user: user)
+        try await domain.users.update(user, patch, scope)
+        return Response(status: patch.onlyBlocksOfThemselves ? .noContent : .accepted)
+    }
+
+    @Sendable func endSessions(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        try await domain.users.endSessions(try context.parameters.appUserID("user"), scope)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func challenge(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        try await domain.users.challenge(try context.parameters.appUserID("user"), scope)
+        return Response(status: .noContent)
+    }
+
     // MARK: The user's view
 
     @Sendable func listUserConversations(_ request: Request, context: LayerRequestContext) async throws -> Response {

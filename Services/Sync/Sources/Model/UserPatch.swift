@@ -2,6 +2,19 @@ import Foundation
 import LayerModels
 import LayerServer
 
+/// A change to one user's blocks: `add` blocks the users named, `remove` lifts their blocks,
+/// `set` makes them the whole list.
+struct BlockChange: Sendable, Equatable {
+    enum Kind: String, Sendable { case add, remove, set }
+    var operation: Kind
+    var userIDs: [String]
+
+    init(_ operation: Kind, _ userIDs: [String]) {
+        self.operation = operation
+        self.userIDs = userIDs
+    }
+}
+
 /// What a Server API `PATCH /apps/<app>/users/<user>` asks, every operation checked before
 /// anything changes (a bad one is a 4xx naming it, `<index>.<key>`):
 /// - `{"operation": "set", "property": "suspended", "value": true|false}`;
@@ -13,11 +26,11 @@ import LayerServer
 struct UserPatch {
     var suspended: Bool?
     /// The block operations, consecutive ones of a kind together.
-    var blocks: [InternalAPI.BlockChange] = []
+    var blocks: [BlockChange] = []
     /// Every operation named the user themselves in an `add` or `remove` of `blocks`.
     var onlyBlocksOfThemselves: Bool
-    /// The most users one user may block (the sync service's limit).
-    static let maxBlocks = 10_000
+    /// The most users one user may block.
+    static let maxBlocks = BlockRepository.maxBlocks
 
     init(_ operations: [LayerPatchOperation], user: String) throws {
         var ofThemselves = 0
@@ -48,10 +61,10 @@ struct UserPatch {
         onlyBlocksOfThemselves = !operations.isEmpty && ofThemselves == operations.count
     }
 
-    private static func blockChange(_ operation: LayerPatchOperation, index: Int) throws -> InternalAPI.BlockChange {
+    private static func blockChange(_ operation: LayerPatchOperation, index: Int) throws -> BlockChange {
         switch operation.operation {
         case .add, .remove:
-            let kind: InternalAPI.BlockChange.Kind = operation.operation == .add ? .add : .remove
+            let kind: BlockChange.Kind = operation.operation == .add ? .add : .remove
             switch (operation.id, operation.value) {
             case (let id?, nil):
                 return .init(kind, [try IdentityReference.userID(id, property: "\(index).id")])

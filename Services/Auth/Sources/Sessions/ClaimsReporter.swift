@@ -15,16 +15,14 @@ struct ClaimsReporter: Sendable {
     let claims: ClaimsRepository
     /// Calls that give up on a refused connection at once: a report that fails is made later.
     let sync: InternalClient
-    let cache: IdentityCache
     /// The first retry comes after this long, each later one after twice as long as the one
     /// before, up to ``longestRetry``.
     let retry: Duration
     private let quietUntil = QuietUntil()
 
-    init(claims: ClaimsRepository, sync: InternalClient, cache: IdentityCache, retry: Duration) {
+    init(claims: ClaimsRepository, sync: InternalClient, retry: Duration) {
         self.claims = claims
         self.sync = sync
-        self.cache = cache
         self.retry = retry
     }
 
@@ -55,11 +53,10 @@ struct ClaimsReporter: Sendable {
     }
 
     private func report(_ entries: [UnreportedClaims], app: UUID, logger: Logger) async -> Bool {
-        let recorded: InternalAPI.ClaimsRecorded
         do {
-            recorded = try await sync.post(
+            _ = try await sync.post(
                 InternalAPI.identityClaimsPath, body: InternalAPI.ClaimsReport(appID: app, claims: entries.map(\.claims)),
-                as: InternalAPI.ClaimsRecorded.self, idempotent: true, logger: logger)
+                as: InternalAPI.Acknowledgement.self, idempotent: true, logger: logger)
         } catch {
             quietUntil.set(ContinuousClock.now + retry)
             logger.warning(
@@ -73,7 +70,6 @@ struct ClaimsReporter: Sendable {
             return false
         }
         quietUntil.set(nil)
-        if !recorded.changed.isEmpty { await cache.changed(app: app, users: recorded.changed, logger: logger) }
         do {
             try await claims.reported(entries, logger: logger)
         } catch {
