@@ -59,7 +59,7 @@ def main(data_dir, layer, pid):
                 + [{"type": "email", "value": f"m{i}x{j}@ex.co"} for j in range(84)]} for i in range(1000)]
     body = {"persons": records}
     print(f"big request: {len(json.dumps(body, separators=(',', ':'))) / 1e6:.2f} MB, 1,000 records x 85 addresses")
-    results, peak, done = {}, [resident_bytes(pid)], threading.Event()
+    results, peak = {}, [resident_bytes(pid)]
 
     def send(name, who, payload):
         start = time.monotonic()
