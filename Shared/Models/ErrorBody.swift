@@ -83,7 +83,7 @@ public struct ErrorBody: Codable, Sendable, Equatable {
         self.id = id.rawValue
         self.code = id.code
         self.message = message
-        self.url = "https://github.com/layerline/layerline/blob/main/README.md#errors-\(id.rawValue)"
+        self.url = "https://github.com/layerline/layerline/blob/main/docs/errors.md#\(id.rawValue)"
         self.data = data
     }
 }

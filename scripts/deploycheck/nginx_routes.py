@@ -95,8 +95,7 @@ AUTH, SYNC, PUSH, NAMES, VOIP = "layer_auth", "layer_sync", "layer_sync_push", "
 BLOCKED = "return 404"
 EXPECTED = {
     AUTH: ["/", "/ping", "/ping?client=3.4.6", "/nonces", "/sessions", "/sessions/current", "/sessions/abc",
-           "/certificates", "/apps/A", "/apps/A/users/u", "/apps/A/users/u/sessions", "/apps/A/users/u/challenge",
-           "/apps/A/users/namespace%2F1/sessions", "/apps/A/users/identity", "/apps/A/users/blocks"],
+           "/certificates", "/apps/A", "/apps/layer%3A%2F%2F%2Fapps%2FA"],
     SYNC: ["/conversations", "/conversations/C", "/conversations/C/messages", "/conversations/C/mark_all_read",
            "/messages/M", "/messages/M/receipts", "/content", "/content/X", "/content/X/upload?expires=1&signature=s",
            "/content/X/download?expires=1&signature=s", "/sync", "/identities/u", "/identities/a%2Fb",
@@ -113,7 +112,9 @@ EXPECTED = {
            "/apps/layer%3A%2F%2F%2Fapps%2FA/exports", "/identities", "/following", "/following/users/u",
            "/channels", "/channels/H", "/channels/H/messages", "/channels/H/members/u", "/apps/A/channels",
            "/apps/A/channels/H/members", "/apps/A/users/u/following", "/apps/A/users/u/following/v",
-           "/apps/A/users/u/identities"],
+           "/apps/A/users/u/identities", "/apps/A/users/u", "/apps/A/users/u/sessions", "/apps/A/users/u/challenge",
+           "/apps/A/users/namespace%2F1/sessions", "/apps/A/users/identity", "/apps/A/users/blocks",
+           "/apps/layer%3A%2F%2F%2Fapps%2FA/users/u", "/apps/A/users/u/persons", "/apps/A/users/u/badges"],
     PUSH: ["/websocket", "/websocket?session_token=t", "/websocket/", "/events", "/events?session_token=t"],
     NAMES: ["/persons", "/persons/P", "/persons/layer%3A%2F%2F%2Fpersons%2FP", "/persons/deduplicate",
             "/persons/P/claim",
@@ -133,11 +134,11 @@ EXPECTED = {
               "/health/live", "/metrics", "/openapi.yaml", "/conversationsx", "/syncing", "/nonce",
               "/apps/A/internal/v1/signals", "/internal/v1/relationships", "/persons/../internal/v1/relationships",
               "/%69nternal/v1/relationships", "/personsx", "/resolver", "/routes", "/address-book", "/names/settings",
-              "/apps/A/internal/v1/relationships", "/apps/A/users/u/persons", "/call", "/callsx", "/turn",
+              "/apps/A/internal/v1/relationships", "/call", "/callsx", "/turn",
               "/turn-credential", "/turn-credentialsx", "/calls/../internal/v1/signals",
               "/%63alls/../internal/v1/signals",
               "/calls/../admin/apps", "/apps/A/calls", "/apps/A/turn-credentials", "/stun", "/notifications",
-              "/exports", "/export_security", "/badge", "/apps/A/exportsx", "/apps/A/users/u/badges"],
+              "/exports", "/export_security", "/badge", "/apps/A/exportsx"],
 }
 
 

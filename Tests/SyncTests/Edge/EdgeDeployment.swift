@@ -222,7 +222,7 @@ final class EdgeDeployment: Sendable {
         throw FixtureError("the edge did not answer within 20 s (\(failure)): \(nginx.output)")
     }
 
-    /// Registers an app with a provider and key as the README has an operator do it inside the
+    /// Registers an app with a provider and key as docs/deploy.md has an operator do it inside the
     /// auth container (`docker compose exec auth layer admin …`): the `layer` command with nothing
     /// but the auth service's environment, its port and the operator token (here from a file).
     func registerApp() async throws -> AuthFixture.TestApp {
