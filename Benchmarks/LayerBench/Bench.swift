@@ -1,8 +1,8 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
-import LayerDevelopment
 import LayerAuth
+import LayerDevelopment
 import LayerModels
 import LayerNames
 import LayerServer

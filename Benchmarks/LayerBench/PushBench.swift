@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
-import LayerDevelopment
 import HTTPTypes
 import HummingbirdWSClient
+import LayerDevelopment
 import LayerServer
 import Logging
 import NIOCore
@@ -79,7 +79,7 @@ struct PushRunner {
         print(
             "\nrate/s | sent (201) | delivered | failed | achieved/s | p50 ms | p99 ms | max ms | min ms | < 0 | CPU µs/msg: process / PostgreSQL | other processes' CPU"
         )
-        rows.forEach { print($0) }
+        for row in rows { print(row) }
         await BenchSocket.close(sockets)
 
         // 3. Memory per idle WebSocket in a `layer-sync` process of its own.

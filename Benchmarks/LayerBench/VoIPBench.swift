@@ -52,7 +52,7 @@ struct VoIPRunner: Sendable {
         print(
             "\nrate/s | calls | failed | ring p50 ms | ring p99 ms | answer→caller p50 ms | answer→caller p99 ms | CPU µs/call: process / PostgreSQL"
         )
-        rows.forEach { print($0) }
+        for row in rows { print(row) }
         await BenchSocket.close(sockets)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import LayerServer
 import LayerModels
+import LayerServer
 import _CryptoExtras
 
 /// Signs identity tokens as an app's backend would: what `layer token` and the tests use. The

@@ -21,7 +21,7 @@ public enum Subprocess {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         // A child starts with every signal unblocked and at its default action, whatever the
         // spawning thread blocks (a server's threads block SIGTERM to handle it themselves; a
         // child inheriting that would ignore being asked to stop).

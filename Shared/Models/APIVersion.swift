@@ -12,6 +12,8 @@ import Foundation
 ///
 /// 1.1 exists only in the Server API, where it changed the push notification format; it renders
 /// as 1.0 does.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// The cases are named after the versions they are.
 public enum APIVersion: String, Sendable, Hashable, Comparable, CaseIterable {
     case v1_0 = "1.0"
     case v1_1 = "1.1"

@@ -13,12 +13,15 @@ extension AuthFixture {
     }
 
     /// `GET /sessions/current` with a session token, over `client` when the connection matters.
-    func current(_ session: String, via client: TestClient? = nil, headers: [(String, String)] = []) async throws -> TestResponse {
-        try await (client ?? self.client).request(.GET, "/sessions/current", headers: AuthFixture.sessionHeader(session) + headers)
+    func current(_ session: String, via client: TestClient? = nil, headers: [(String, String)] = []) async throws -> TestResponse
+    {
+        try await (client ?? self.client).request(
+            .GET, "/sessions/current", headers: AuthFixture.sessionHeader(session) + headers)
     }
 
     /// `GET /sessions/current` with an identity token in place of a session.
     func current(identityToken: String) async throws -> TestResponse {
-        try await client.request(.GET, "/sessions/current", headers: [("Authorization", "Layer identity-token=\"\(identityToken)\"")])
+        try await client.request(
+            .GET, "/sessions/current", headers: [("Authorization", "Layer identity-token=\"\(identityToken)\"")])
     }
 }

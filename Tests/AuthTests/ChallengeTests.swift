@@ -127,7 +127,9 @@ import Testing
                 #expect(response.status == 401)
             }
             // Another app's Server API token acts on none of this app's users.
-            for (method, path) in [(HTTPMethod.GET, "users/ann"), (.POST, "users/ann/challenge"), (.DELETE, "users/ann/sessions")] {
+            for (method, path) in [
+                (HTTPMethod.GET, "users/ann"), (.POST, "users/ann/challenge"), (.DELETE, "users/ann/sessions"),
+            ] {
                 let response = try await serverAPI(auth, method, path, token: otherToken)
                 #expect(response.status == 401, "\(method) \(path)")
                 #expect(response.errorID == "authentication_required")

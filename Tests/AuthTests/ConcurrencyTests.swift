@@ -25,8 +25,9 @@ import Testing
             #expect(responses.filter { $0.status == 201 }.count == 1)
             let refused = responses.filter { $0.status != 201 }
             #expect(refused.count == 49)
-            #expect(refused.allSatisfy { $0.status == 422 && $0.errorReason == "eit_nonce_not_found" },
-                    "\(Set(refused.map { "\($0.status) \($0.errorReason ?? $0.text)" }))")
+            #expect(
+                refused.allSatisfy { $0.status == 422 && $0.errorReason == "eit_nonce_not_found" },
+                "\(Set(refused.map { "\($0.status) \($0.errorReason ?? $0.text)" }))")
 
             #expect(try await auth.count("SELECT count(*) FROM auth.sessions WHERE app_id = \(auth.app.id)") == 1)
             // Only the winner's user was stored.

@@ -74,7 +74,8 @@ import _CryptoExtras
             ]
             for (header, drop, reason) in cases {
                 let nonce = try await auth.nonce()
-                try await expectRefused(auth, try token(auth, nonce: nonce, header: header, dropHeader: drop), reason, nonce: nonce)
+                try await expectRefused(
+                    auth, try token(auth, nonce: nonce, header: header, dropHeader: drop), reason, nonce: nonce)
             }
             // The older samples' "JWS" is accepted.
             let jws = try token(auth, nonce: try await auth.nonce(), header: ["typ": "JWS"])
@@ -86,9 +87,11 @@ import _CryptoExtras
         try await AuthFixture.run { auth in
             let other = try await auth.registerApp(keyIndex: 1)
             var nonce = try await auth.nonce()
-            try await expectRefused(auth, try token(auth, nonce: nonce, dropHeader: ["kid"]), "eit_header_param_not_found", nonce: nonce)
+            try await expectRefused(
+                auth, try token(auth, nonce: nonce, dropHeader: ["kid"]), "eit_header_param_not_found", nonce: nonce)
             nonce = try await auth.nonce()
-            try await expectRefused(auth, try token(auth, nonce: nonce, header: ["kid": "key-1"]), "eit_key_not_found", nonce: nonce)
+            try await expectRefused(
+                auth, try token(auth, nonce: nonce, header: ["kid": "key-1"]), "eit_key_not_found", nonce: nonce)
             nonce = try await auth.nonce()
             let foreign = try token(
                 auth, nonce: nonce, header: ["kid": .string(other.keyID)], claims: ["iss": .string(other.providerID)],
@@ -101,8 +104,10 @@ import _CryptoExtras
         try await AuthFixture.run { auth in
             for (disable, reason) in [(true, "eit_key_disabled"), (false, "eit_key_deleted")] {
                 let (keyID, key) = try await registerSecondKey(auth)
-                let path = "/admin/apps/\(auth.app.id.lowercased)/providers/\(bareUUID(auth.app.providerID))/keys/\(bareUUID(keyID))"
-                let change = disable
+                let path =
+                    "/admin/apps/\(auth.app.id.lowercased)/providers/\(bareUUID(auth.app.providerID))/keys/\(bareUUID(keyID))"
+                let change =
+                    disable
                     ? try await auth.client.request(.PATCH, path, headers: auth.operatorHeaders, json: ["enabled": false])
                     : try await auth.client.request(.DELETE, path, headers: auth.operatorHeaders)
                 #expect(change.status == (disable ? 200 : 204))
@@ -120,7 +125,8 @@ import _CryptoExtras
             let other = try await auth.registerApp(keyIndex: 1)
             var nonce = try await auth.nonce()
             let unknown = LayerID(.providers, UUID()).uri
-            try await expectRefused(auth, try token(auth, nonce: nonce, claims: ["iss": .string(unknown)]), "eit_provider_not_found", nonce: nonce)
+            try await expectRefused(
+                auth, try token(auth, nonce: nonce, claims: ["iss": .string(unknown)]), "eit_provider_not_found", nonce: nonce)
             nonce = try await auth.nonce()
             try await expectRefused(
                 auth, try token(auth, nonce: nonce, claims: ["iss": .string(other.providerID)]), "eit_provider_not_bound_to_app",
@@ -246,7 +252,8 @@ import _CryptoExtras
             for (index, appID) in ["layer:///apps/\(uuid)", "layer:///apps/production/\(uuid)", uuid, auth.app.id.uuidString]
                 .enumerated()
             {
-                let response = try await post(auth, try token(auth, nonce: try await auth.nonce(), user: "form\(index)"), appID: appID)
+                let response = try await post(
+                    auth, try token(auth, nonce: try await auth.nonce(), user: "form\(index)"), appID: appID)
                 #expect(response.status == 201, "\(appID): \(response.text)")
                 #expect(response.headers.first(name: "X-Layer-User-ID") == "form\(index)")
             }

@@ -27,7 +27,8 @@ import Testing
             #expect(created.headers.first(name: "X-Layer-Session-TTL") == "2592000")
             #expect(created.headers.first(name: "Link")?.contains("rel=conversations") == true)
 
-            let current = try await auth.client.request(.GET, "/sessions/current", headers: AuthFixture.sessionHeader(sessionToken))
+            let current = try await auth.client.request(
+                .GET, "/sessions/current", headers: AuthFixture.sessionHeader(sessionToken))
             #expect(current.status == 200)
             #expect(current.json?["user_id"] == "alice")
             #expect(current.json?["app_id"]?.stringValue == auth.app.uri)

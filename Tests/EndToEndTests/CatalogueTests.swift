@@ -55,7 +55,10 @@ import Testing
             let nonce = try #require(try await client.request(.POST, "/nonces").json?["nonce"]?.stringValue)
             let session = try await client.request(
                 .POST, "/sessions",
-                json: ["identity_token": .string(try app.signer.token(userID: "catalogue", nonce: nonce)), "app_id": .string(app.uri)])
+                json: [
+                    "identity_token": .string(try app.signer.token(userID: "catalogue", nonce: nonce)),
+                    "app_id": .string(app.uri),
+                ])
             let token = try #require(session.json?["session_token"]?.stringValue, "\(session.text)")
             let conversations = try await client.request(.GET, "/conversations", headers: AuthFixture.sessionHeader(token))
             #expect(conversations.status == 200, "\(conversations.text)")

@@ -7,6 +7,8 @@ import Testing
 /// The `layer` binary as a person uses it: `layer dev` on its own private PostgreSQL, the curl
 /// walk-through of the README, the admin and token commands, a clean stop and a restart.
 @Suite(.serialized) struct LayerDevTests {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // The keys of dev.json as they are.
     struct DevJSON: Decodable {
         var base_url: String
         var operator_token: String
@@ -134,10 +136,15 @@ import Testing
 
         // Web pages served from this machine may call it (CORS), and the banner says so; others may not.
         #expect(dev.output.contains("http://localhost:*"))
-        for (origin, allowed) in [("http://localhost:5173", true), ("http://127.0.0.1:3000", true), ("https://evil.example", false)] {
+        for (origin, allowed) in [
+            ("http://localhost:5173", true), ("http://127.0.0.1:3000", true), ("https://evil.example", false),
+        ] {
             let preflight = try await client.request(
                 .OPTIONS, "/conversations",
-                headers: [("Origin", origin), ("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "authorization")],
+                headers: [
+                    ("Origin", origin), ("Access-Control-Request-Method", "POST"),
+                    ("Access-Control-Request-Headers", "authorization"),
+                ],
                 accept: nil)
             #expect((preflight.status == 204) == allowed, "\(origin): \(preflight.status)")
             #expect(preflight.headers.first(name: "Access-Control-Allow-Origin") == (allowed ? origin : nil))
@@ -244,10 +251,12 @@ import Testing
 
         // The app's web origins: set, replaced, refused when malformed, cleared.
         let origins = try await layer(
-            ["admin", "allow-origins", "--app", app, "--origin", "https://chat.example.com", "--origin", "https://*.example.org"] + common)
+            ["admin", "allow-origins", "--app", app, "--origin", "https://chat.example.com", "--origin", "https://*.example.org"]
+                + common)
         #expect(origins == "https://chat.example.com\nhttps://*.example.org")
         let malformed = try ChildProcess(
-            try ChildProcess.builtProduct("layer"), ["admin", "allow-origins", "--app", app, "--origin", "chat.example.com"] + common)
+            try ChildProcess.builtProduct("layer"),
+            ["admin", "allow-origins", "--app", app, "--origin", "chat.example.com"] + common)
         #expect(try await malformed.wait(timeout: .seconds(30)) != 0)
         #expect(malformed.output.contains("allowed_origins.0"), "\(malformed.output)")
         #expect(try await layer(["admin", "allow-origins", "--app", app] + common) == "no origins allowed for \(app)")

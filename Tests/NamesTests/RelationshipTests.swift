@@ -54,7 +54,8 @@ import Testing
             let anonymous = try await names.client.request(.POST, "/internal/v1/relationships", json: report)
             #expect(anonymous.status == 401)
             let accepted = try await names.client.request(
-                .POST, "/internal/v1/relationships", headers: [("Authorization", "Bearer \(names.fixture.internalTokens.token(of: "sync"))")],
+                .POST, "/internal/v1/relationships",
+                headers: [("Authorization", "Bearer \(names.fixture.internalTokens.token(of: "sync"))")],
                 json: report)
             #expect(accepted.status == 200 && accepted.json?["pairs"]?.intValue == 1, "\(accepted.text)")
         }

@@ -3,8 +3,8 @@ import Hummingbird
 import LayerModels
 import LayerServer
 import LayerTesting
-import NIOCore
 import Logging
+import NIOCore
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
@@ -118,7 +118,8 @@ import Testing
             #expect(large.errorID == "request_too_large")
             // Past the usual 4 MB and the 1 s deadline of every other route.
             let streamed = try await client.request(
-                .POST, "/streamed", body: ByteBuffer(repeating: 0, count: 5 * 1024 * 1024), contentType: "application/octet-stream")
+                .POST, "/streamed", body: ByteBuffer(repeating: 0, count: 5 * 1024 * 1024),
+                contentType: "application/octet-stream")
             #expect(streamed.status == 200)
             #expect(streamed.text == "\(5 * 1024 * 1024)")
             let unrouted = try await client.request(

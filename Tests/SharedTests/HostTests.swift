@@ -1,6 +1,7 @@
-@testable import LayerServer
 import LayerTesting
 import Testing
+
+@testable import LayerServer
 
 /// What the host decides for the services it serves together.
 @Suite struct HostTests {

@@ -42,7 +42,8 @@ import Testing
 
     @Test func idempotentCallsAreRetriedThroughPassingFailures() async throws {
         try await withFlaky(failures: 2) { client, service in
-            let answer = try await client.post("/internal/v1/read", body: ["x": 1] as JSONValue, as: JSONValue.self, idempotent: true, logger: .test)
+            let answer = try await client.post(
+                "/internal/v1/read", body: ["x": 1] as JSONValue, as: JSONValue.self, idempotent: true, logger: .test)
             #expect(answer == ["x": 1])
             #expect(service.calls.withLock { $0["read"] } == 3)
         }
@@ -51,7 +52,8 @@ import Testing
     @Test func otherCallsAreNotRetried() async throws {
         try await withFlaky(failures: 1) { client, service in
             await #expect(throws: APIError.self) {
-                _ = try await client.post("/internal/v1/write", body: ["x": 1] as JSONValue, as: JSONValue.self, idempotent: false, logger: .test)
+                _ = try await client.post(
+                    "/internal/v1/write", body: ["x": 1] as JSONValue, as: JSONValue.self, idempotent: false, logger: .test)
             }
             #expect(service.calls.withLock { $0["write"] } == 1)
         }
@@ -60,7 +62,8 @@ import Testing
     @Test func aClientErrorOfTheOtherServiceComesThroughAsIs() async throws {
         try await withFlaky(failures: 0) { client, _ in
             do {
-                _ = try await client.post("/internal/v1/refuse", body: [:] as JSONValue, as: JSONValue.self, idempotent: true, logger: .test)
+                _ = try await client.post(
+                    "/internal/v1/refuse", body: [:] as JSONValue, as: JSONValue.self, idempotent: true, logger: .test)
                 Issue.record("the call should fail")
             } catch let error as APIError {
                 #expect(error.body.id == "invalid_property")
@@ -70,9 +73,11 @@ import Testing
     }
 
     @Test func anUnreachableServiceIs503AfterTheRetries() async throws {
-        let client = InternalClient(baseURL: "http://127.0.0.1:9", token: "t", http: .shared, timeout: .milliseconds(500), attempts: 2)
+        let client = InternalClient(
+            baseURL: "http://127.0.0.1:9", token: "t", http: .shared, timeout: .milliseconds(500), attempts: 2)
         do {
-            _ = try await client.post("/internal/v1/x", body: [:] as JSONValue, as: JSONValue.self, idempotent: true, logger: .test)
+            _ = try await client.post(
+                "/internal/v1/x", body: [:] as JSONValue, as: JSONValue.self, idempotent: true, logger: .test)
             Issue.record("the call should fail")
         } catch let error as APIError {
             #expect(error.body.id == "service_unavailable")

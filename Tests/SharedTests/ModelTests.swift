@@ -46,7 +46,8 @@ import Testing
     }
 
     @Test func decodesOperations() throws {
-        let json = #"[{"operation":"add","property":"participants","id":"layer:///identities/a"},{"operation":"set","property":"metadata.x","value":{"y":"z"}}]"#
+        let json =
+            #"[{"operation":"add","property":"participants","id":"layer:///identities/a"},{"operation":"set","property":"metadata.x","value":{"y":"z"}}]"#
         let operations = try JSONDecoder().decode([LayerPatchOperation].self, from: Data(json.utf8))
         #expect(operations[0].operation == .add && operations[0].id == "layer:///identities/a")
         #expect(operations[1].value == ["y": "z"])

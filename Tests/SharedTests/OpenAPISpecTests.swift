@@ -61,9 +61,10 @@ import Testing
         #expect(parsed.root["openapi"] == "3.1.0")
         #expect(parsed.root["servers"] == [["url": "/"]])
         #expect(parsed.root["tags"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["alpha", "server", "operational"])
-        #expect(try operations(document) == [
-            "get /alpha", "get /", "get /ping", "get /health/live", "get /health/ready", "get /metrics", "get /openapi.yaml",
-        ])
+        #expect(
+            try operations(document) == [
+                "get /alpha", "get /", "get /ping", "get /health/live", "get /health/ready", "get /metrics", "get /openapi.yaml",
+            ])
         #expect(parsed.root["paths"]?["/alpha"]?["get"]?["responses"]?["200"] == ["$ref": "#/components/responses/NoContent"])
         #expect(parsed.root["components"]?["responses"]?["NoContent"] != nil)
         #expect(parsed.root["components"]?["responses"]?["Missing"] == ["description": "No alpha."])
@@ -79,7 +80,8 @@ import Testing
     }
 
     @Test func theSameOperationTwiceIsRefused() throws {
-        let again = Self.beta.replacingOccurrences(of: "    post:\n      operationId: postAlpha", with: "    get:\n      operationId: postAlpha")
+        let again = Self.beta.replacingOccurrences(
+            of: "    post:\n      operationId: postAlpha", with: "    get:\n      operationId: postAlpha")
         let error = #expect(throws: OpenAPISpecError.self) { try OpenAPISpec.merging([spec(Self.alpha, "a"), spec(again, "b")]) }
         #expect(error?.description.contains("GET /alpha") == true, "\(String(describing: error))")
     }

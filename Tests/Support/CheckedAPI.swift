@@ -182,7 +182,8 @@ extension CheckedAPI {
         more: @Sendable (TestClient) async throws -> Void = { _ in }, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         try await HTTPClient.withImpatientClient { impatient in
-            try await LiveServer.run([plan], settings: ServerSettings(internalTokens: internalTokens), http: impatient) { server in
+            try await LiveServer.run([plan], settings: ServerSettings(internalTokens: internalTokens), http: impatient) {
+                server in
                 let orphan = TestClient(baseURL: server.baseURL, http: server.http)
                 for (method, path, headers) in requests {
                     let response = try await orphan.request(method, path, headers: headers)

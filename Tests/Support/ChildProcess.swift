@@ -26,7 +26,9 @@ public final class ChildProcess: Sendable {
     }
 
     /// Runs a command to completion and returns its output.
-    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
+    public static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (
+        status: Int32, output: String
+    ) {
         let child = try ChildProcess(executable, arguments)
         guard let status = try await child.wait(timeout: timeout) else {
             child.signal(SIGKILL)

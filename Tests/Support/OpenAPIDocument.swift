@@ -111,7 +111,8 @@ public struct OpenAPIDocument: Sendable {
                     continue
                 }
                 let schema = header["schema"] ?? [:]
-                let typed: JSONValue = schema["type"] == "integer" ? Double(value).map(JSONValue.number) ?? .string(value) : .string(value)
+                let typed: JSONValue =
+                    schema["type"] == "integer" ? Double(value).map(JSONValue.number) ?? .string(value) : .string(value)
                 problems += validate(typed, schema, at: "header \(name)")
             }
         }
@@ -119,7 +120,8 @@ public struct OpenAPIDocument: Sendable {
             if response.body.readableBytes > 0 { problems.append("an undocumented body: \(response.text)") }
             return problems
         }
-        let mediaType = response.headers.first(name: "Content-Type")?.split(separator: ";").first
+        let mediaType =
+            response.headers.first(name: "Content-Type")?.split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         guard let media = content[mediaType] else {
             return problems + ["Content-Type \(mediaType) is not one of \(content.keys.sorted())"]
@@ -146,7 +148,8 @@ public struct OpenAPIDocument: Sendable {
     public func validate(_ value: JSONValue, _ schema: JSONValue, at path: String = "$") -> [String] {
         guard case .object(let schema) = resolve(schema) else { return [] }
         if let type = schema["type"] {
-            let types: [String] = if case .array(let list) = type { list.compactMap(\.stringValue) } else { [type.stringValue ?? ""] }
+            let types: [String] =
+                if case .array(let list) = type { list.compactMap(\.stringValue) } else { [type.stringValue ?? ""] }
             guard types.contains(where: { Self.value(value, is: $0) }) else {
                 return ["\(path): expected \(types.joined(separator: "|")), got \(value)"]
             }
@@ -177,8 +180,12 @@ public struct OpenAPIDocument: Sendable {
                 for (index, item) in items.enumerated() { problems += validate(item, itemSchema, at: "\(path)[\(index)]") }
             }
         case .string(let text):
-            if case .number(let min)? = schema["minLength"], Double(text.count) < min { problems.append("\(path): shorter than \(min)") }
-            if case .number(let max)? = schema["maxLength"], Double(text.count) > max { problems.append("\(path): longer than \(max)") }
+            if case .number(let min)? = schema["minLength"], Double(text.count) < min {
+                problems.append("\(path): shorter than \(min)")
+            }
+            if case .number(let max)? = schema["maxLength"], Double(text.count) > max {
+                problems.append("\(path): longer than \(max)")
+            }
             if case .string(let pattern)? = schema["pattern"], text.range(of: pattern, options: .regularExpression) == nil {
                 problems.append("\(path): '\(text)' does not match \(pattern)")
             }

@@ -39,7 +39,9 @@ extension OpenAPIDocument {
 
     /// No two operations share an `operationId`; client generators name their methods after it.
     public func expectUniqueOperationIDs(sourceLocation: SourceLocation = #_sourceLocation) {
-        let operationIDs = operations.map { $0.operation["operationId"]?.stringValue ?? "\($0.method) \($0.path) has no operationId" }
+        let operationIDs = operations.map {
+            $0.operation["operationId"]?.stringValue ?? "\($0.method) \($0.path) has no operationId"
+        }
         #expect(
             Set(operationIDs).count == operationIDs.count, "operationIds repeat: \(operationIDs.sorted())",
             sourceLocation: sourceLocation)

@@ -39,9 +39,10 @@ struct AnnouncementTests {
             #expect(announcement["conversation"] == .null)
             #expect(announcement["sender"]?["name"] == "Layerline")
             #expect(announcement["sender"]?["user_id"] == .null)
-            #expect(Set(announcement["recipients"]?.arrayValue ?? []) == [
-                "layer:///identities/alice", "layer:///identities/bob", "layer:///identities/dave",
-            ])
+            #expect(
+                Set(announcement["recipients"]?.arrayValue ?? []) == [
+                    "layer:///identities/alice", "layer:///identities/bob", "layer:///identities/dave",
+                ])
             let part = announcement["parts"]?.arrayValue?.first
             #expect(part?["body"] == "New terms of service")
             #expect(part?["id"]?.stringValue?.hasPrefix("\(id)/parts/") == true)
@@ -126,15 +127,27 @@ struct AnnouncementTests {
             let cases: [(body: JSONValue, id: String, property: String)] = [
                 (["sender": sender, "parts": parts], "missing_property", "recipients"),
                 (["recipients": [], "sender": sender, "parts": parts], "invalid_property", "recipients"),
-                (["recipients": .array((0...1000).map { .string("u\($0)") }), "sender": sender, "parts": parts], "invalid_property", "recipients"),
+                (
+                    ["recipients": .array((0...1000).map { .string("u\($0)") }), "sender": sender, "parts": parts],
+                    "invalid_property", "recipients"
+                ),
                 (["recipients": ["alice", 4], "sender": sender, "parts": parts], "invalid_property", "recipients.1"),
                 (["recipients": ["alice"], "parts": parts], "missing_property", "sender_id"),
                 (["recipients": ["alice"], "sender_id": "nobody", "parts": parts], "invalid_property", "sender_id"),
-                (["recipients": ["alice"], "sender_id": "alice", "sender": sender, "parts": parts], "invalid_property", "sender"),
+                (
+                    ["recipients": ["alice"], "sender_id": "alice", "sender": sender, "parts": parts], "invalid_property",
+                    "sender"
+                ),
                 (["recipients": ["alice"], "sender": sender], "missing_property", "parts"),
                 (["recipients": ["alice"], "sender": sender, "parts": [["body": "x"]]], "missing_property", "parts.0.mime_type"),
-                (["recipients": ["alice"], "sender": sender, "parts": parts, "notification": "x"], "invalid_property", "notification"),
-                (["recipients": ["alice"], "sender": sender, "parts": parts, "conversation": "x"], "invalid_property", "conversation"),
+                (
+                    ["recipients": ["alice"], "sender": sender, "parts": parts, "notification": "x"], "invalid_property",
+                    "notification"
+                ),
+                (
+                    ["recipients": ["alice"], "sender": sender, "parts": parts, "conversation": "x"], "invalid_property",
+                    "conversation"
+                ),
             ]
             for (body, id, property) in cases {
                 let response = try await api.post("/announcements", body)
@@ -145,7 +158,8 @@ struct AnnouncementTests {
             #expect(try await harness.user("alice").get("/announcements").headers.first(name: "Layer-Count") == "0")
 
             // An existing user may be the sender.
-            let fromUser = try await api.post("/announcements", ["recipients": ["alice"], "sender_id": "layer:///identities/alice", "parts": parts])
+            let fromUser = try await api.post(
+                "/announcements", ["recipients": ["alice"], "sender_id": "layer:///identities/alice", "parts": parts])
             #expect(fromUser.status == 202)
             #expect(fromUser.json?["sender"]?["user_id"] == "alice")
             #expect(fromUser.json?["recipient_status"]?["layer:///identities/alice"] == "read")
@@ -170,7 +184,8 @@ struct AnnouncementTests {
             let conversationTag = UUID().uuidString
             _ = try await api.post("/conversations", ["participants": ["alice"]], tag: conversationTag)
             let misused = try await api.post(
-                "/announcements", ["recipients": ["alice"], "sender": ["name": "A"], "parts": [["mime_type": "text/plain", "body": "x"]]],
+                "/announcements",
+                ["recipients": ["alice"], "sender": ["name": "A"], "parts": [["mime_type": "text/plain", "body": "x"]]],
                 tag: conversationTag)
             #expect(misused.status == 400)
         }

@@ -56,11 +56,16 @@ struct ChangelogTests {
             #expect(try await alice.delete("/\(path(message))?mode=my_devices").status == 204)
             try await expectChanges(["alice": [("delete_message", message)]], "delete from my devices")
 
-            #expect(try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "metadata.t", "value": "x"]]).status == 204)
+            #expect(
+                try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "metadata.t", "value": "x"]])
+                    .status == 204)
             let updated = [("update_conversation", conversation)]
             try await expectChanges(["alice": updated, "bob": updated, "carol": updated], "metadata")
 
-            #expect(try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "private_metadata.p", "value": "x"]]).status == 204)
+            #expect(
+                try await alice.patch(
+                    "/\(path(conversation))", [["operation": "set", "property": "private_metadata.p", "value": "x"]]
+                ).status == 204)
             try await expectChanges(["alice": updated], "private metadata")
 
             #expect(
@@ -139,7 +144,9 @@ struct ChangelogTests {
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             var messages: [String] = []
             for index in 0..<6 { messages.append(try await alice.send("m\(index)", to: conversation)["id"]!.stringValue!) }
-            #expect(try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "metadata.t", "value": "x"]]).status == 204)
+            #expect(
+                try await alice.patch("/\(path(conversation))", [["operation": "set", "property": "metadata.t", "value": "x"]])
+                    .status == 204)
             // Bob has read up to the third message.
             #expect(try await bob.post("/\(path(conversation))/mark_all_read", ["position": 3]).status == 204)
 

@@ -2,11 +2,12 @@ import AsyncHTTPClient
 import Foundation
 import LayerModels
 import LayerServer
-@testable import LayerSync
 import LayerTesting
 import NIOCore
 import PostgresNIO
 import Testing
+
+@testable import LayerSync
 
 @Suite("Rich content")
 struct ContentTests {
@@ -162,7 +163,8 @@ struct ContentTests {
             for refused in [
                 try await harness.client.upload(to: expiredUpload, payload),
                 try await harness.client.upload(to: tampered(uploadURL), payload),
-                try await harness.client.upload(to: validDownload.replacingOccurrences(of: "/download?", with: "/upload?"), payload),
+                try await harness.client.upload(
+                    to: validDownload.replacingOccurrences(of: "/download?", with: "/upload?"), payload),
                 try await harness.client.upload(to: String(uploadURL.prefix { $0 != "?" }), payload),
             ] {
                 #expect(refused.status == 403)

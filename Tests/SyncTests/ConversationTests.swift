@@ -188,13 +188,18 @@ struct ConversationChangeTests {
             _ = try await alice.send("before carol", to: id)
             #expect(try await carol.get("/\(path(id))/messages").status == 404)
 
-            #expect(try await alice.patch("/\(path(id))", [["operation": "add", "property": "participants", "value": "carol"]]).status == 204)
+            #expect(
+                try await alice.patch("/\(path(id))", [["operation": "add", "property": "participants", "value": "carol"]]).status
+                    == 204)
             let carolSees = try await carol.get("/\(path(id))/messages")
             #expect(carolSees.status == 200)
             #expect(carolSees.json?.arrayValue?.count == 1)
 
             _ = try await alice.send("before bob leaves", to: id)
-            #expect(try await alice.patch("/\(path(id))", [["operation": "remove", "property": "participants", "id": .string(bob.identityID)]]).status == 204)
+            #expect(
+                try await alice.patch(
+                    "/\(path(id))", [["operation": "remove", "property": "participants", "id": .string(bob.identityID)]]
+                ).status == 204)
             _ = try await alice.send("after bob left", to: id)
 
             let bobView = try await bob.get("/\(path(id))")
@@ -206,7 +211,8 @@ struct ConversationChangeTests {
             let denied = try await bob.sendRaw("let me in", to: id)
             #expect(denied.status == 403)
             #expect(denied.errorID == "access_denied")
-            #expect(try await bob.patch("/\(path(id))", [["operation": "set", "property": "metadata.x", "value": "y"]]).status == 403)
+            #expect(
+                try await bob.patch("/\(path(id))", [["operation": "set", "property": "metadata.x", "value": "y"]]).status == 403)
         }
     }
 
@@ -215,7 +221,8 @@ struct ConversationChangeTests {
         try await SyncHarness.run { harness in
             let alice = try await harness.user("alice")
             let others = (1...24).map { "user\($0)" }
-            let full = try await alice.post("/conversations", ["participants": .array(others.map { .string($0) }), "distinct": false])
+            let full = try await alice.post(
+                "/conversations", ["participants": .array(others.map { .string($0) }), "distinct": false])
             #expect(full.status == 201)
             #expect(full.json?["participants"]?.arrayValue?.count == 25)
             let tooMany = try await alice.post(
@@ -223,7 +230,8 @@ struct ConversationChangeTests {
             #expect(tooMany.status == 422)
             #expect(tooMany.errorProperty == "participants")
             let id = try #require(full.json?["id"]?.stringValue)
-            let add = try await alice.patch("/\(path(id))", [["operation": "add", "property": "participants", "value": "user99"]])
+            let add = try await alice.patch(
+                "/\(path(id))", [["operation": "add", "property": "participants", "value": "user99"]])
             #expect(add.status == 422)
             #expect(try await alice.get("/conversations").headers.first(name: "Layer-Count") == "1")
         }
@@ -251,7 +259,10 @@ struct ConversationChangeTests {
 
             #expect(try await carol.delete("/\(path(id))?mode=my_devices&leave=true").status == 204)
             let remaining = try await alice.get("/\(path(id))")
-            #expect(Set(remaining.json?["participants"]?.arrayValue?.compactMap { $0["user_id"]?.stringValue } ?? []) == ["alice", "bob"])
+            #expect(
+                Set(remaining.json?["participants"]?.arrayValue?.compactMap { $0["user_id"]?.stringValue } ?? []) == [
+                    "alice", "bob",
+                ])
 
             #expect(try await alice.delete("/\(path(id))?mode=all_participants").status == 204)
             #expect(try await alice.get("/\(path(id))").status == 404)
@@ -270,7 +281,8 @@ struct ConversationChangeTests {
             #expect(first.headers.first(name: "Layer-Count") == "5")
             let firstIDs = first.json?.arrayValue?.compactMap { $0["id"]?.stringValue }
             #expect(firstIDs == [ids[4], ids[3]])
-            let next = try await alice.get("/conversations?page_size=2&from_id=\(ids[3].addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            let next = try await alice.get(
+                "/conversations?page_size=2&from_id=\(ids[3].addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
             #expect(next.json?.arrayValue?.compactMap { $0["id"]?.stringValue } == [ids[2], ids[1]])
             #expect(next.headers.first(name: "Layer-Count") == "5")
 

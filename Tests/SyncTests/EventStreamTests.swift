@@ -27,7 +27,9 @@ extension TestEventStream {
     ) async throws {
         do {
             let event = try await next(timeout: window) { changelogTypes.contains($0.event ?? "") }
-            Issue.record("expected no more changes, got \(event.id ?? "-") \(event.event ?? "-") \(event.data)", sourceLocation: sourceLocation)
+            Issue.record(
+                "expected no more changes, got \(event.id ?? "-") \(event.event ?? "-") \(event.data)",
+                sourceLocation: sourceLocation)
         } catch is PushTimeout {}
     }
 }
@@ -56,14 +58,18 @@ private func send(_ texts: [String], as sender: UserClient, to conversation: Str
 
 @Suite("Server-sent events")
 struct EventStreamTests {
-    @Test("GET /events is a text/event-stream where each change is an event: id = its seq, event = its type, data = the operation POST /sync gives")
+    @Test(
+        "GET /events is a text/event-stream where each change is an event: id = its seq, event = its type, data = the operation POST /sync gives"
+    )
     func eventsMirrorTheChangelog() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let start = try await lastSeq(bob)
             let stream = try await harness.events(bob)
             #expect(stream.status == 200)
-            #expect(stream.contentType?.lowercased().hasPrefix("text/event-stream") == true, "\(stream.contentType ?? "no Content-Type")")
+            #expect(
+                stream.contentType?.lowercased().hasPrefix("text/event-stream") == true,
+                "\(stream.contentType ?? "no Content-Type")")
 
             let sent = try await send(["one", "two", "three"], as: alice, to: conversation)
             var events = try await stream.changes(3)
@@ -156,7 +162,8 @@ struct EventStreamTests {
             #expect(events.map(\.seq) == (1...40).map { start + $0 }, "consecutive ids in seq order")
             #expect(Set(events.compactMap { $0.json?["message_id"]?.stringValue }) == sent)
             let logged = try await bob.catchUp(from: .number(Double(start))).operations
-            #expect(logged.map { $0["message_id"]?.stringValue } == events.map { $0.json?["message_id"]?.stringValue },
+            #expect(
+                logged.map { $0["message_id"]?.stringValue } == events.map { $0.json?["message_id"]?.stringValue },
                 "the stream's order is the changelog's")
             try await stream.expectNoChange()
             stream.close()

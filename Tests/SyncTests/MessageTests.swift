@@ -91,7 +91,14 @@ struct MessageTests {
                 (["parts": [["mime_type": "text/plain", "body": .string(String(repeating: "a", count: 2049))]]], "parts.0.body"),
                 (["parts": [["mime_type": "image/png", "body": "***", "encoding": "base64"]]], "parts.0.body"),
                 (
-                    ["parts": [["mime_type": "image/png", "body": .string(Data(count: 2100).base64EncodedString()), "encoding": "base64"]]],
+                    [
+                        "parts": [
+                            [
+                                "mime_type": "image/png", "body": .string(Data(count: 2100).base64EncodedString()),
+                                "encoding": "base64",
+                            ]
+                        ]
+                    ],
                     "parts.0.body"
                 ),
                 (["parts": [["mime_type": "text/plain", "body": "x", "encoding": "gzip"]]], "parts.0.encoding"),
@@ -109,7 +116,14 @@ struct MessageTests {
             // Exactly 2 KB decoded is allowed.
             let limit = try await alice.post(
                 "/\(path(id))/messages",
-                ["parts": [["mime_type": "application/octet-stream", "body": .string(Data(count: 2048).base64EncodedString()), "encoding": "base64"]]])
+                [
+                    "parts": [
+                        [
+                            "mime_type": "application/octet-stream", "body": .string(Data(count: 2048).base64EncodedString()),
+                            "encoding": "base64",
+                        ]
+                    ]
+                ])
             #expect(limit.status == 201)
             #expect(try await alice.get("/\(path(id))/messages").headers.first(name: "Layer-Count") == "1")
         }
@@ -158,6 +172,9 @@ struct ReceiptTests {
             let seen = try await alice.get(messagePath)
             #expect(seen.json?["recipient_status"]?[bob.identityID] == "read")
             #expect(seen.json?["recipient_status"]?[carol.identityID] == "sent")
+            // As every map of the API, with its keys sorted.
+            let order = ["alice", "bob", "carol"].compactMap { seen.text.range(of: "\"layer:///identities/\($0)\":")?.lowerBound }
+            #expect(order.count == 3 && order == order.sorted(), "\(seen.text)")
             #expect(try await bob.get(messagePath).json?["is_unread"] == false)
             #expect(try await bob.get("/\(path(id))").json?["unread_message_count"] == 0)
             #expect(try await carol.get("/\(path(id))").json?["unread_message_count"] == 1)
@@ -186,7 +203,9 @@ struct ReceiptTests {
             #expect(after.json?["unread_message_count"] == 2)
             let list = try await bob.get("/\(path(id))/messages")
             #expect(list.json?.arrayValue?.compactMap { $0["is_unread"]?.boolValue } == [true, true, false, false])
-            #expect(try await alice.get("/\(path(messages[0]["id"]!.stringValue!))").json?["recipient_status"]?[bob.identityID] == "read")
+            #expect(
+                try await alice.get("/\(path(messages[0]["id"]!.stringValue!))").json?["recipient_status"]?[bob.identityID]
+                    == "read")
             #expect(try await bob.post("/\(path(id))/mark_all_read", [:]).status == 204)
             #expect(try await bob.get("/\(path(id))").json?["unread_message_count"] == 0)
             #expect(try await bob.post("/\(path(id))/mark_all_read", ["position": -1]).status == 422)
@@ -199,7 +218,8 @@ struct ClientIdentityTests {
     @Test("Identity fields come from the session's claims; only people who share a conversation see them")
     func identityFromClaims() async throws {
         try await SyncHarness.run { harness in
-            let alice = try await harness.user("alice", claims: ["display_name": "Alice", "avatar_url": "https://example.com/a.png"])
+            let alice = try await harness.user(
+                "alice", claims: ["display_name": "Alice", "avatar_url": "https://example.com/a.png"])
             let bob = try await harness.user("bob")
             let mine = try await alice.get("/identities/alice")
             #expect(mine.status == 200)

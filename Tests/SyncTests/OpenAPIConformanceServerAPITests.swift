@@ -33,7 +33,8 @@ extension OpenAPIConformanceTests {
             try await api.call(.POST, "\(app)/conversations", 422, headers: bearer, json: ["distinct": false])
             try await api.call(.POST, "\(app)/conversations", 422, headers: bearer, json: ["participants": ["bob"], "id": "x"])
             try await api.call(.POST, "\(app)/conversations", 401, json: body)
-            try await api.call(.POST, "\(app)/conversations", 401, headers: [("Authorization", "Bearer \(server.token)x")], json: body)
+            try await api.call(
+                .POST, "\(app)/conversations", 401, headers: [("Authorization", "Bearer \(server.token)x")], json: body)
             try await api.call(.POST, "\(app)/conversations", 406, headers: bearer, json: body, accept: nil)
             try await api.call(.POST, "/apps/not-an-app/conversations", 404, headers: bearer, json: body)
 
@@ -47,12 +48,14 @@ extension OpenAPIConformanceTests {
                 .POST, conversationPath, 204, headers: bearer + [("X-HTTP-Method-Override", "PATCH")], json: rename,
                 contentType: MediaType.layerPatch, documentedAs: "PATCH")
             try await api.call(.PATCH, conversationPath, 406, headers: bearer, json: rename)
-            try await api.patch(conversationPath, 422, headers: bearer, json: [["operation": "set", "property": "colour", "value": "x"]])
+            try await api.patch(
+                conversationPath, 422, headers: bearer, json: [["operation": "set", "property": "colour", "value": "x"]])
 
             // Messages as a participant and as a system sender; de-duplicated by tag.
             let text: JSONValue = [["mime_type": "text/plain", "body": "Your order shipped"]]
             let asAlice = try await api.call(
-                .POST, "\(conversationPath)/messages", 201, headers: bearer, json: ["sender_id": "layer:///identities/alice", "parts": text])
+                .POST, "\(conversationPath)/messages", 201, headers: bearer,
+                json: ["sender_id": "layer:///identities/alice", "parts": text])
             let message = try #require(asAlice.json?["id"]?.stringValue)
             let messageUUID = try #require(LayerID(parsing: message, as: .messages)).uuid.lowercased
             let bot = try await api.call(
@@ -62,9 +65,11 @@ extension OpenAPIConformanceTests {
             #expect(bot.json?["sender"]?["name"] == "Order bot")
             let messageTag = [("If-None-Match", UUID().lowercased)]
             let first = try await api.call(
-                .POST, "\(conversationPath)/messages", 201, headers: bearer + messageTag, json: ["sender_id": "bob", "parts": text])
+                .POST, "\(conversationPath)/messages", 201, headers: bearer + messageTag,
+                json: ["sender_id": "bob", "parts": text])
             let again = try await api.call(
-                .POST, "\(conversationPath)/messages", 201, headers: bearer + messageTag, json: ["sender_id": "bob", "parts": text])
+                .POST, "\(conversationPath)/messages", 201, headers: bearer + messageTag,
+                json: ["sender_id": "bob", "parts": text])
             #expect(first.json?["id"] == again.json?["id"])
             try await api.call(.POST, "\(conversationPath)/messages", 422, headers: bearer, json: ["parts": text])
             try await api.call(
@@ -79,7 +84,10 @@ extension OpenAPIConformanceTests {
             #expect(messages.headers.first(name: "Layer-Count") == "3")
             try await api.call(.GET, "\(conversationPath)/messages/\(messageUUID)", 200, headers: bearer)
             let otherConversation = try #require(tagged.json?["id"]?.stringValue)
-            try await api.call(.GET, "/\(path(otherConversation).replacingOccurrences(of: "conversations", with: "apps/\(server.appID)/conversations"))/messages/\(messageUUID)", 404, headers: bearer)
+            try await api.call(
+                .GET,
+                "/\(path(otherConversation).replacingOccurrences(of: "conversations", with: "apps/\(server.appID)/conversations"))/messages/\(messageUUID)",
+                404, headers: bearer)
 
             // One user's view, and acting as that user.
             let user = "\(app)/users/alice"
@@ -125,8 +133,10 @@ extension OpenAPIConformanceTests {
             let taken = try await api.call(.POST, identity, 409, headers: bearer, json: fields)
             api.expect(taken.json?["data"], is: "Identity")
             try await api.call(.POST, "\(app)/users/nameless/identity", 422, headers: bearer, json: ["first_name": "No"])
-            try await api.call(.POST, "\(app)/users/typed/identity", 422, headers: bearer, json: ["display_name": "T", "identity_type": "robot"])
-            try await api.call(.POST, "\(app)/users/extra/identity", 422, headers: bearer, json: ["display_name": "T", "colour": "red"])
+            try await api.call(
+                .POST, "\(app)/users/typed/identity", 422, headers: bearer, json: ["display_name": "T", "identity_type": "robot"])
+            try await api.call(
+                .POST, "\(app)/users/extra/identity", 422, headers: bearer, json: ["display_name": "T", "colour": "red"])
             let read = try await api.call(.GET, identity, 200, headers: bearer)
             #expect(read.json?["user_id"] == "helper/bot")
             #expect(read.json?["last_name"] == .null)

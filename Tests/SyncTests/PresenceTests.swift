@@ -29,7 +29,9 @@ struct PresenceTests {
         }
     }
 
-    @Test("A chosen status reaches those who share a conversation; invisible looks offline to them but not to its owner; auto restores the last choice")
+    @Test(
+        "A chosen status reaches those who share a conversation; invisible looks offline to them but not to its owner; auto restores the last choice"
+    )
     func chosenStatus() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
             let alice = try await harness.user("alice")

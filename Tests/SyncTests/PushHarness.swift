@@ -72,7 +72,8 @@ extension TestWebSocket {
     }
 
     /// Fails unless nothing but `allowed` packets arrive within `window`.
-    func expectSilence(for window: Duration = .milliseconds(300), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectSilence(for window: Duration = .milliseconds(300), sourceLocation: SourceLocation = #_sourceLocation) async throws
+    {
         do {
             let packet = try await next(timeout: window)
             Issue.record("expected no packet, got \(packet)", sourceLocation: sourceLocation)

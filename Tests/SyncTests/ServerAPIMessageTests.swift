@@ -53,7 +53,8 @@ extension ServerAPITests {
             let noParts = try await api.post("/\(path(id))/messages", ["sender_id": "alice"])
             #expect(noParts.errorID == "missing_property")
             #expect(noParts.errorProperty == "parts")
-            let unknown = try await api.sendRaw("x", to: "layer:///conversations/\(UUID().lowercased)", sender: ["sender": ["name": "Ops"]])
+            let unknown = try await api.sendRaw(
+                "x", to: "layer:///conversations/\(UUID().lowercased)", sender: ["sender": ["name": "Ops"]])
             #expect(unknown.status == 404)
 
             let messageID = try #require(asAlice.json?["id"]?.stringValue)
@@ -126,7 +127,8 @@ extension ServerAPITests {
 
             let id = try await api.conversation(["alice", "bob"])
             let message = try await api.send("Welcome", to: id, sender: ["sender": ["name": "Bot"]])
-            #expect(try await api.patch("/\(path(id))", [["operation": "set", "property": "metadata.a", "value": "b"]]).status == 204)
+            #expect(
+                try await api.patch("/\(path(id))", [["operation": "set", "property": "metadata.a", "value": "b"]]).status == 204)
             #expect(try await api.post("/users/bob/\(path(message))/receipts", ["type": "read"]).status == 204)
 
             let (operations, anchor) = try await alice.catchUp(from: aliceStart)

@@ -79,7 +79,8 @@ struct ServerAPITests {
             #expect(fetched.json?["metadata"]?["topic"] == "Trip")
             #expect(fetched.json?["distinct"] == false)
 
-            let wrongType = try await api.request(.PATCH, "/\(path(id))", [["operation": "set", "property": "metadata", "value": [:]]])
+            let wrongType = try await api.request(
+                .PATCH, "/\(path(id))", [["operation": "set", "property": "metadata", "value": [:]]])
             #expect(wrongType.status == 406)
             #expect(wrongType.errorID == "invalid_header")
             let privateMetadata = try await api.patch(
@@ -97,7 +98,8 @@ struct ServerAPITests {
             #expect(gone.status == 404)
             #expect(gone.errorID == "not_found")
             #expect(try await api.delete("/\(path(id))").status == 204)
-            #expect(try await api.patch("/\(path(id))", [["operation": "set", "property": "metadata.a", "value": "b"]]).status == 404)
+            #expect(
+                try await api.patch("/\(path(id))", [["operation": "set", "property": "metadata.a", "value": "b"]]).status == 404)
 
             let unknown = "/conversations/\(UUID().lowercased)"
             #expect(try await api.get(unknown).status == 404)

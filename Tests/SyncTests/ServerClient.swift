@@ -53,7 +53,9 @@ struct ServerClient: Credentials {
         try createdID(try await sendRaw(text, to: conversation, sender: sender, tag: tag), of: "sending as the app")
     }
 
-    func sendRaw(_ text: String, to conversation: String, sender: [String: JSONValue], tag: String? = nil) async throws -> TestResponse {
+    func sendRaw(_ text: String, to conversation: String, sender: [String: JSONValue], tag: String? = nil) async throws
+        -> TestResponse
+    {
         try await post("/\(path(conversation))/messages", .object(sender.merging(textMessage(text)) { $1 }), tag: tag)
     }
 }

@@ -16,10 +16,14 @@ struct SyncOperationTests {
             let answer = try await alice.sync(
                 anchor: 0,
                 operations: [
-                    ["type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
-                     "parts": [["mime_type": "text/plain", "body": "draft"]]],
-                    ["type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
-                     "parts": [["mime_type": "text/plain", "body": "final"]]],
+                    [
+                        "type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                        "parts": [["mime_type": "text/plain", "body": "draft"]],
+                    ],
+                    [
+                        "type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                        "parts": [["mime_type": "text/plain", "body": "final"]],
+                    ],
                     ["type": "update_status", "message_id": .string(received), "status": "read"],
                     ["type": "update_status", "message_id": .string(received), "status": "delivered"],
                     ["type": "update_tags", "message_id": .string(received), "tags": ["starred"]],
@@ -32,11 +36,14 @@ struct SyncOperationTests {
             // Only the last update_status of the batch counted; it was lower, but a status never goes down anyway.
             let status = try await bob.get("/\(path(received))")
             #expect(status.json?["recipient_status"]?[alice.identityID] == "delivered")
-            _ = try await alice.sync(anchor: 0, operations: [["type": "update_status", "message_id": .string(received), "status": "read"]])
-            _ = try await alice.sync(anchor: 0, operations: [["type": "update_status", "message_id": .string(received), "status": "delivered"]])
+            _ = try await alice.sync(
+                anchor: 0, operations: [["type": "update_status", "message_id": .string(received), "status": "read"]])
+            _ = try await alice.sync(
+                anchor: 0, operations: [["type": "update_status", "message_id": .string(received), "status": "delivered"]])
             #expect(try await bob.get("/\(path(received))").json?["recipient_status"]?[alice.identityID] == "read")
 
-            _ = try await alice.sync(anchor: 0, operations: [["type": "update_tags", "message_id": .string(received), "tags": ["starred"]]])
+            _ = try await alice.sync(
+                anchor: 0, operations: [["type": "update_tags", "message_id": .string(received), "tags": ["starred"]]])
             let (aliceOps, _) = try await alice.catchUp(from: aliceAnchor)
             let tagOps = aliceOps.filter { $0["type"] == "update_tags" }
             #expect(tagOps.last?["tags"] == ["important", "starred"])
@@ -47,17 +54,26 @@ struct SyncOperationTests {
             // Resending a message under its id later: the last write wins.
             _ = try await alice.sync(
                 anchor: 0,
-                operations: [["type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
-                              "parts": [["mime_type": "text/plain", "body": "edited"]]]])
+                operations: [
+                    [
+                        "type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                        "parts": [["mime_type": "text/plain", "body": "edited"]],
+                    ]
+                ])
             #expect(try await bob.get("/\(path(offline))").json?["parts"]?.arrayValue?.map { $0["body"] } == ["edited"])
             // Bob cannot overwrite Alice's message.
             let hijack = try await bob.syncRaw(
                 anchor: 0,
-                operations: [["type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
-                              "parts": [["mime_type": "text/plain", "body": "mine"]]]])
+                operations: [
+                    [
+                        "type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                        "parts": [["mime_type": "text/plain", "body": "mine"]],
+                    ]
+                ])
             #expect(hijack.status == 409)
             // Tagging a message deleted marks it deleted on the user's devices.
-            _ = try await alice.sync(anchor: 0, operations: [["type": "update_tags", "message_id": .string(received), "tags": ["deleted"]]])
+            _ = try await alice.sync(
+                anchor: 0, operations: [["type": "update_tags", "message_id": .string(received), "tags": ["deleted"]]])
             #expect(try await alice.get("/\(path(received))").status == 404)
             #expect(try await bob.get("/\(path(received))").status == 200)
         }
@@ -79,12 +95,36 @@ struct SyncOperationTests {
                 ([good, ["type": "update_status", "message_id": .string(message), "status": "sent"]], "operations.1.status"),
                 ([good, ["type": "update_status", "message_id": "nope", "status": "read"]], "operations.1.message_id"),
                 ([good, ["type": "update_tags", "message_id": .string(message), "tags": []]], "operations.1.tags"),
-                ([good, ["type": "update_tags", "message_id": .string(message), "tags": ["x"], "extra": 1]], "operations.1.extra"),
-                ([["type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation), "parts": [["mime_type": "bad", "body": "x"]]]], "operations.0.parts.0.mime_type"),
+                (
+                    [good, ["type": "update_tags", "message_id": .string(message), "tags": ["x"], "extra": 1]],
+                    "operations.1.extra"
+                ),
+                (
+                    [
+                        [
+                            "type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation),
+                            "parts": [["mime_type": "bad", "body": "x"]],
+                        ]
+                    ], "operations.0.parts.0.mime_type"
+                ),
                 ([good, "not an object"], "operations.1"),
                 // Decoded apart from the rest of the body, parts still name their full path.
-                ([["type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation), "parts": [["mime_type": 5, "body": "x"]]]], "operations.0.parts.0.mime_type"),
-                ([["type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation), "parts": [["mime_type": "text/plain", "content": ["id": "x", "size": .number(2.5)]]]]], "operations.0.parts.0.content.size"),
+                (
+                    [
+                        [
+                            "type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation),
+                            "parts": [["mime_type": 5, "body": "x"]],
+                        ]
+                    ], "operations.0.parts.0.mime_type"
+                ),
+                (
+                    [
+                        [
+                            "type": "new_message", "message_id": .string(message), "conversation_id": .string(conversation),
+                            "parts": [["mime_type": "text/plain", "content": ["id": "x", "size": .number(2.5)]]],
+                        ]
+                    ], "operations.0.parts.0.content.size"
+                ),
             ]
             for (operations, property) in cases {
                 let response = try await alice.syncRaw(anchor: 0, operations: operations)
@@ -95,8 +135,13 @@ struct SyncOperationTests {
             let stranger = "layer:///conversations/\(UUID().uuidString.lowercased())"
             let rolledBack = try await alice.syncRaw(
                 anchor: 0,
-                operations: [good, ["type": "new_message", "message_id": .string("layer:///messages/\(UUID().uuidString.lowercased())"),
-                                    "conversation_id": .string(stranger), "parts": [["mime_type": "text/plain", "body": "?"]]]])
+                operations: [
+                    good,
+                    [
+                        "type": "new_message", "message_id": .string("layer:///messages/\(UUID().uuidString.lowercased())"),
+                        "conversation_id": .string(stranger), "parts": [["mime_type": "text/plain", "body": "?"]],
+                    ],
+                ])
             #expect(rolledBack.status == 404)
             #expect(rolledBack.errorProperty == "operations.1")
             #expect(try await alice.get("/\(path(conversation))/messages").headers.first(name: "Layer-Count") == "1")

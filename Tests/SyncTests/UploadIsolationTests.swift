@@ -77,7 +77,7 @@ struct UploadIsolationTests {
             let uploader = try await harness.user("uploader\(index / 2)")
             stalled.append(StalledUpload(client: uploads, url: try await uploader.slot(length: 1000), first: [1]))
         }
-        defer { stalled.forEach { $0.abandon() } }
+        defer { for upload in stalled { upload.abandon() } }
         try await Task.sleep(for: .milliseconds(500))  // every upload has reached the server
 
         // `user` asks for a nonce and opens a session; then a conversation, a message, a read.

@@ -66,7 +66,9 @@ struct WebSocketRequestTests {
             ])
             let created = try await socket.change("create", "Message")
             #expect(created["body"]?["data"]?["parts"]?.arrayValue?.first?["body"] == "quiet")
-            let stray = try? await socket.next(timeout: .milliseconds(300)) { $0["type"] == "response" && $0["body"]?["method"] == "Message.create" }
+            let stray = try? await socket.next(timeout: .milliseconds(300)) {
+                $0["type"] == "response" && $0["body"]?["method"] == "Message.create"
+            }
             #expect(stray == nil, "no response to a request without request_id")
             await socket.close()
         }
@@ -160,7 +162,9 @@ struct WebSocketRequestTests {
             // conversation update), then the third and fourth messages, nothing older.
             var replayed: [String] = []
             while let packet = try? await socket.next(timeout: .milliseconds(300)) {
-                if packet["body"]?["object"]?["type"] == "Message" { replayed.append(packet["body"]?["object"]?["id"]?.stringValue ?? "?") }
+                if packet["body"]?["object"]?["type"] == "Message" {
+                    replayed.append(packet["body"]?["object"]?["id"]?.stringValue ?? "?")
+                }
             }
             #expect(replayed == Array(ids[2...]))
             let bad = try await socket.request("Event.replay", data: ["from_timestamp": "yesterday"])

@@ -41,7 +41,8 @@ struct AdminCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app and print its id.")
         @OptionGroup var connection: Connection
         @Option(help: "The app's name.") var name: String
-        @Option(name: .customLong("allowed-origin"), help: "A web origin browsers may call the suite from for this app (repeat it).")
+        @Option(
+            name: .customLong("allowed-origin"), help: "A web origin browsers may call the suite from for this app (repeat it).")
         var allowedOrigins: [String] = []
 
         func run() async throws {

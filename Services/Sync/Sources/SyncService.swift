@@ -48,7 +48,8 @@ public struct SyncService: ConfigurableService {
         }
         relationships = RelationshipReporter(names: names)
         let views = Views(
-            links: ContentLinks(secret: settings.contentLinkSecret), pushURLs: PushURLTemplate(secret: settings.contentLinkSecret),
+            links: ContentLinks(secret: settings.contentLinkSecret),
+            pushURLs: PushURLTemplate(secret: settings.contentLinkSecret),
             publicBaseURL: server.publicBaseURL, tls: server.tlsCertificatePath != nil)
         let authURL = dependencies.peerURL(InternalAPI.Service.auth, configured: settings.authURL)
         auth = InternalClient(baseURL: authURL, token: token, http: dependencies.http)

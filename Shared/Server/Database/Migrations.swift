@@ -22,7 +22,8 @@ public struct MigrationRunner: Sendable {
     public let migrations: [Migration]
 
     public init(schema: String, migrations: [Migration]) {
-        precondition(schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }, "schema names are plain identifiers")
+        precondition(
+            schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }, "schema names are plain identifiers")
         precondition(
             zip(migrations, migrations.dropFirst()).allSatisfy { $0.version < $1.version },
             "migrations must be listed in increasing version order")

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import LayerModels
@@ -37,5 +38,3 @@ extension Request {
         return token.isEmpty ? nil : token
     }
 }
-
-import Foundation

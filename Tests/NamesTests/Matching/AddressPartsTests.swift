@@ -13,7 +13,8 @@ import Testing
 
     @Test func eachPartIsGradedOnItsOwn() {
         // Another house number and a mistyped second line: as a whole "different", by parts mostly the same.
-        let c = compare("9 hicks street, loccn 7229, bondi junction, sa 5011", "102 hicks street, loccnn229, bondi junction, sa 5011")
+        let c = compare(
+            "9 hicks street, loccn 7229, bondi junction, sa 5011", "102 hicks street, loccnn229, bondi junction, sa 5011")
         #expect(c[.physical] == 5)
         #expect(c[.house] == 2)
         #expect(c[.street] == 1)
@@ -36,8 +37,10 @@ import Testing
 
     @Test func addressesMarkedRemovedAreLeftOutOfTheParts() {
         let a = MatchFeatures(
-            PersonRecord(firstName: "Ann", addresses: [MatchAddress(type: "physical", value: "1 Main Street, York", removed: true)]))
-        let b = MatchFeatures(PersonRecord(firstName: "Ann", addresses: [MatchAddress(type: "physical", value: "1 Main Street, York")]))
+            PersonRecord(
+                firstName: "Ann", addresses: [MatchAddress(type: "physical", value: "1 Main Street, York", removed: true)]))
+        let b = MatchFeatures(
+            PersonRecord(firstName: "Ann", addresses: [MatchAddress(type: "physical", value: "1 Main Street, York")]))
         let c = Comparison.compare(a, b)
         #expect(c[.physical] == 4)
         #expect(c[.house] == 0 && c[.street] == 0 && c[.locality] == 0)

@@ -58,10 +58,12 @@ import Testing
     /// first through its postal code and street; a model is estimated without those wide keys.
     @Test func thePostalCodeAndTheStreetAloneStillMeet() {
         let a = PersonRecord(
-            firstName: "Sophie", lastName: "Snell", addresses: [MatchAddress(type: "physical", value: "4 vaughan garden, arcadia, tas 2372")],
+            firstName: "Sophie", lastName: "Snell",
+            addresses: [MatchAddress(type: "physical", value: "4 vaughan garden, arcadia, tas 2372")],
             birthday: "1923-11-14")
         let b = PersonRecord(
-            firstName: "Emma", lastName: "Sndl", addresses: [MatchAddress(type: "physical", value: "47 vaughan g arden, arcdia, tas 2372")],
+            firstName: "Emma", lastName: "Sndl",
+            addresses: [MatchAddress(type: "physical", value: "47 vaughan g arden, arcdia, tas 2372")],
             birthday: "1923-11-64")
         let records = [a, b].map(MatchFeatures.init)
         #expect(Deduplicator().pairs(in: records, minProbability: 0).count == 1)

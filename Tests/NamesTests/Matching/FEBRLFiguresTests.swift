@@ -73,7 +73,8 @@ import Testing
                 }
             }
             for pair in pairs where pair.probability >= 0.5 && entityIDs[pair.a] != entityIDs[pair.b] {
-                misses += "FALSE \(String(format: "%.3f", pair.probability)) \(pair.comparison.levels.map(String.init).joined())\n"
+                misses +=
+                    "FALSE \(String(format: "%.3f", pair.probability)) \(pair.comparison.levels.map(String.init).joined())\n"
                 misses += "  \(Self.line(rows[pair.a]))\n  \(Self.line(rows[pair.b]))\n"
             }
         }

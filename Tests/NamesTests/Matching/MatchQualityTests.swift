@@ -28,7 +28,8 @@ import Testing
         let truth = MatchModel.counted(pairs: pairs, entityIDs: data.entityIDs)
         #expect(abs(estimated.prior - truth.prior) < 0.03, "prior \(estimated.prior) vs \(truth.prior)")
         // Factors the generator never fills (postal codes) have nothing to recover.
-        let present = Set(pairs.flatMap { MatchModel.factorLevels($0.comparison).enumerated().filter { $0.element > 0 }.map(\.offset) })
+        let present = Set(
+            pairs.flatMap { MatchModel.factorLevels($0.comparison).enumerated().filter { $0.element > 0 }.map(\.offset) })
         for (factor, name) in MatchModel.factors.enumerated() where present.contains(factor) {
             for level in 0..<MatchModel.factorLevelCounts[factor] {
                 let (m, trueM) = (estimated.m[factor][level], truth.m[factor][level])

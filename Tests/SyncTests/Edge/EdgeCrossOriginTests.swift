@@ -11,7 +11,9 @@ import Testing
 /// auth service, reach the other services over the internal API.
 @Suite("The edge, for browsers")
 struct EdgeCrossOriginTests {
-    @Test("Through the edge: preflights of every service, exposed headers, an app's origins set with layer admin, /ping, and a cross-site WebSocket refused")
+    @Test(
+        "Through the edge: preflights of every service, exposed headers, an app's origins set with layer admin, /ping, and a cross-site WebSocket refused"
+    )
     func browsersThroughTheEdge() async throws {
         let operatorPage = "https://console.example"
         let appPage = "https://chat.example.com"

@@ -62,7 +62,8 @@ struct BrowserTests {
             }
             router.post("/report") { request, _ in
                 let body = try await request.body.collect(upTo: 1 << 20)
-                reports.continuation.yield((try? JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: body).utf8))) ?? .null)
+                reports.continuation.yield(
+                    (try? JSONDecoder().decode(JSONValue.self, from: Data(String(buffer: body).utf8))) ?? .null)
                 return HTTPResponse.Status.noContent
             }
         }

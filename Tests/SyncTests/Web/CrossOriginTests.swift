@@ -17,7 +17,8 @@ private func freshAppPage() -> String { "https://chat-\(UUID().uuidString.prefix
 /// The suite as `layer dev` serves it, with the operator's list of `layer dev`.
 private func run<T: Sendable>(_ body: @Sendable (SyncHarness) async throws -> T) async throws -> T {
     var server = ServerSettings()
-    server.allowedOrigins = [OriginRule]
+    server.allowedOrigins =
+        [OriginRule]
         .parsing(["http://localhost:*", "http://127.0.0.1:*"]).rules
     return try await SyncHarness.run(settings: quickPush, server: server, body)
 }
@@ -62,13 +63,15 @@ struct CrossOriginTests {
                 #expect(response.status == 204, "\(path)")
                 #expect(response.allowedOrigin == localPage)
                 #expect(response.header("Access-Control-Allow-Credentials") == "true")
-                let methods = Set(response.header("Access-Control-Allow-Methods")?.split(separator: ",").map {
-                    $0.trimmingCharacters(in: .whitespaces)
-                } ?? [])
+                let methods = Set(
+                    response.header("Access-Control-Allow-Methods")?.split(separator: ",").map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    } ?? [])
                 #expect(methods.isSuperset(of: ["GET", "POST", "PUT", "PATCH", "DELETE"]))
-                let allowed = Set(response.header("Access-Control-Allow-Headers")?.lowercased().split(separator: ",").map {
-                    $0.trimmingCharacters(in: .whitespaces)
-                } ?? [])
+                let allowed = Set(
+                    response.header("Access-Control-Allow-Headers")?.lowercased().split(separator: ",").map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    } ?? [])
                 #expect(
                     allowed.isSuperset(of: [
                         "accept", "authorization", "content-type", "if-none-match", "x-http-method-override",
@@ -104,9 +107,10 @@ struct CrossOriginTests {
             #expect(nonce.status == 201)
             #expect(nonce.allowedOrigin == localPage)
             #expect(nonce.header("Access-Control-Allow-Credentials") == "true")
-            let exposed = Set(nonce.header("Access-Control-Expose-Headers")?.lowercased().split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
-            } ?? [])
+            let exposed = Set(
+                nonce.header("Access-Control-Expose-Headers")?.lowercased().split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                } ?? [])
             #expect(
                 exposed.isSuperset(of: [
                     "layer-count", "link", "location", "www-authenticate", "x-request-id", "retry-after",
@@ -170,7 +174,10 @@ struct CrossOriginTests {
         let appPage = freshAppPage()
         try await run { suite in
             #expect(try await suite.allowOrigins([appPage]).status == 200)
-            for bad in ["https://chat.example.com/app", "https://a.example:99999", "chat.example.com", "https://", "https://exa mple.com", ""] {
+            for bad in [
+                "https://chat.example.com/app", "https://a.example:99999", "chat.example.com", "https://", "https://exa mple.com",
+                "",
+            ] {
                 let response = try await suite.allowOrigins(["https://ok.example", bad])
                 #expect(response.status == 422, "\(bad)")
                 #expect(response.errorProperty == "allowed_origins.1", "\(bad)")
@@ -309,7 +316,8 @@ struct CrossOriginTests {
                 let ping = try await suite.client.request(method, "/ping?client=3.4.6", accept: nil)
                 #expect(ping.status == 204)
             }
-            #expect(try await suite.client.request(.GET, "/ping?x=1&y", headers: [("Origin", localPage)]).allowedOrigin == localPage)
+            #expect(
+                try await suite.client.request(.GET, "/ping?x=1&y", headers: [("Origin", localPage)]).allowedOrigin == localPage)
             let check = "/?action=validateConnectionForWebsocket&client=1.0.0"
             let anonymous = try await suite.client.request(.GET, check)
             #expect(anonymous.status == 401)

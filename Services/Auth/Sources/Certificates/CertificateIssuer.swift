@@ -3,8 +3,8 @@ import Foundation
 import LayerModels
 import LayerServer
 import Logging
-import Synchronization
 import SwiftASN1
+import Synchronization
 import X509
 
 /// Issues and checks device certificates with the suite's CA, which ``prepare(logger:)`` loads

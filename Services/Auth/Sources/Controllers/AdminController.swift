@@ -93,7 +93,10 @@ struct AdminController: Sendable {
 
     struct UpdateKey: Decodable { var enabled: Bool }
 
-    struct TokenResponse: Codable { var id: String; var token: String }
+    struct TokenResponse: Codable {
+        var id: String
+        var token: String
+    }
 
     func addRoutes(to router: LimitedRoutes) {
         let admin = router.group("admin").add(middleware: StaticBearerMiddleware(token: operatorToken, realm: "operator"))
@@ -132,9 +135,10 @@ struct AdminController: Sendable {
             throw APIError.invalid("session_ttl_in_seconds", "session_ttl_in_seconds must be within 30...31536000.")
         }
         let allowed = try body.allowedOrigins.map { try OriginRule.validatedList($0, property: "allowed_origins") }
-        guard let app = try await apps.updateApp(
-            id, sessionTTLSeconds: body.sessionTTLInSeconds, requireCertified: body.requireCertifiedConnections,
-            allowedOrigins: allowed, logger: context.logger)
+        guard
+            let app = try await apps.updateApp(
+                id, sessionTTLSeconds: body.sessionTTLInSeconds, requireCertified: body.requireCertifiedConnections,
+                allowedOrigins: allowed, logger: context.logger)
         else { throw APIError.notFound("The app") }
         if allowed != nil { origins.invalidate() }
         return try Response.json(AppResponse(app))
@@ -166,8 +170,9 @@ struct AdminController: Sendable {
         let (app, provider) = try await appAndProvider(context)
         let key = try context.parameters.layerID("key", as: .keys)
         let body = try await request.decodeJSON(UpdateKey.self)
-        guard let updated = try await apps.setKeyEnabled(
-            key.uuid, app: app, provider: provider, enabled: body.enabled, logger: context.logger)
+        guard
+            let updated = try await apps.setKeyEnabled(
+                key.uuid, app: app, provider: provider, enabled: body.enabled, logger: context.logger)
         else { throw APIError.notFound("The key") }
         return try Response.json(KeyResponse(updated))
     }

@@ -33,7 +33,9 @@ struct InternalController: Sendable {
     @Sendable func origins(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let origins = try await sessions.apps.appOrigins(logger: context.logger)
         return try Response.json(
-            InternalAPI.AppOrigins(apps: origins.map { .init(appID: $0.key, origins: $0.value) }.sorted { $0.appID.uuidString < $1.appID.uuidString }))
+            InternalAPI.AppOrigins(
+                apps: origins.map { .init(appID: $0.key, origins: $0.value) }.sorted { $0.appID.uuidString < $1.appID.uuidString }
+            ))
     }
 
     /// The sync service's question about one of its users: their sessions and suspension, after

@@ -20,8 +20,10 @@ struct ContentLinks: Sendable {
     func url(_ purpose: Purpose, content: UUID, urls: URLBuilder, now: Date = Date()) -> (url: String, expiration: Date) {
         let expires = Int64(now.timeIntervalSince1970 + lifetime)
         let signature = sign(purpose, content: content, expires: expires)
-        return ("\(urls.content(content))/\(purpose.rawValue)?expires=\(expires)&signature=\(signature)",
-            Date(timeIntervalSince1970: TimeInterval(expires)))
+        return (
+            "\(urls.content(content))/\(purpose.rawValue)?expires=\(expires)&signature=\(signature)",
+            Date(timeIntervalSince1970: TimeInterval(expires))
+        )
     }
 
     /// Whether a presented `expires` and `signature` are a valid, unexpired link for `content`.

@@ -213,7 +213,7 @@ struct PushMaintenance: Service {
                         logger.warning("Could not check a push connection's session", metadata: ["error": "\(error)"])
                         ending = .sessionUnchecked
                     }
-                    if let ending { devices.forEach { $0.close(ending) } }
+                    if let ending { for device in devices { device.close(ending) } }
                 }
             }
         }

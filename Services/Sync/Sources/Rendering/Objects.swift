@@ -199,7 +199,8 @@ struct RecipientStatus: Encodable, Sendable {
     func encode(to encoder: any Encoder) throws {
         let byIdentity = APIVersion.current.usesIdentities
         var container = encoder.container(keyedBy: DynamicKey.self)
-        for (user, entry) in entries {
+        // Sorted, as every map of the API (the identity ids sort as their user ids do).
+        for (user, entry) in entries.sorted(by: { $0.key < $1.key }) {
             try container.encode(entry.status, forKey: DynamicKey(byIdentity ? entry.identity : user))
         }
     }
