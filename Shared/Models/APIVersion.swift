@@ -42,14 +42,21 @@ public enum APIVersion: String, Sendable, Hashable, Comparable, CaseIterable {
         lhs.rawValue.compare(rhs.rawValue, options: .numeric) == .orderedAscending
     }
 
-    /// The best of `supported` that the `Accept` header values allow, or nil. A value may list
-    /// several media ranges; `application/vnd.layer+json` without a version allows none.
-    public static func negotiate(accept values: [String], among supported: [APIVersion]) -> APIVersion? {
+    /// The media type of the Client and Server APIs.
+    public static let layerMediaType = "application/vnd.layer+json"
+    /// The media type of the webhooks API, which also takes ``layerMediaType``.
+    public static let webhooksMediaType = "application/vnd.layer.webhooks+json"
+
+    /// The best of `supported` that the `Accept` header values allow, or nil: a value may list
+    /// several media ranges, each one of `mediaTypes` with a version (one without allows none).
+    public static func negotiate(
+        accept values: [String], among supported: [APIVersion], mediaTypes: [String] = [layerMediaType]
+    ) -> APIVersion? {
         var best: APIVersion?
         for value in values {
             for range in value.split(separator: ",") {
                 let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                guard parts.first == "application/vnd.layer+json" else { continue }
+                guard let type = parts.first, mediaTypes.contains(type) else { continue }
                 guard let text = parts.dropFirst().first(where: { $0.hasPrefix("version=") })?.dropFirst("version=".count)
                 else { continue }
                 let unquoted = text.trimmingCharacters(in: .init(charactersIn: "\""))

@@ -96,6 +96,8 @@ struct DevCommand: AsyncParsableCommand {
         environment["LAYER_TURN_SECRET"] = secrets.turnSecret
         environment["LAYER_CA_CERTIFICATE_FILE"] = nil
         environment["LAYER_CA_KEY_FILE"] = nil
+        // Webhooks may point at this machine (a receiver under development), unless the operator says otherwise.
+        environment["LAYER_WEBHOOK_PRIVATE_TARGETS"] = base["LAYER_WEBHOOK_PRIVATE_TARGETS"] ?? "true"
         // Web pages served from this machine may call it (CORS), unless the operator says otherwise.
         environment["LAYER_CORS_ORIGINS"] = base["LAYER_CORS_ORIGINS"] ?? Self.localOrigins
         return environment

@@ -34,6 +34,8 @@ public struct SyncService: ConfigurableService {
     let internalTokens: InternalTokens
     let uploads: UploadSlots
     let schedules = ScheduleAlarm()
+    /// Wakes this replica's webhook verifier.
+    let verifications = ScheduleAlarm()
     let origins: AllowedOrigins
 
     public init(settings: SyncSettings, dependencies: ServiceDependencies) {
@@ -55,7 +57,10 @@ public struct SyncService: ConfigurableService {
         auth = InternalClient(baseURL: authURL, token: token, http: dependencies.http)
         domain = SyncDomain(
             repositories: repositories, views: views, relationships: relationships, auth: auth,
-            contentSettings: RichContent.Settings(quotaBytes: settings.contentQuotaBytes), schedules: schedules)
+            contentSettings: RichContent.Settings(quotaBytes: settings.contentQuotaBytes), schedules: schedules,
+            webhooks: .init(
+                secrets: WebhookSecrets(serviceSecret: settings.contentLinkSecret),
+                targets: WebhookTargets(privateTargets: settings.webhookPrivateTargets), verifications: verifications))
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: views.links,
@@ -79,6 +84,7 @@ public struct SyncService: ConfigurableService {
         content.addRoutes(to: client)
         content.addSignedRoutes(to: router)
         ServerAPIController(domain: domain, appTokens: appTokens, content: content).addRoutes(to: router)
+        WebhookController(domain: domain, appTokens: appTokens).addRoutes(to: router)
         let streamAuthenticator = sessionAuthenticator.acceptingQueryToken()
         let streams = router.group().add(middleware: streamAuthenticator)
         WebSocketController(push: push, domain: domain, authenticator: streamAuthenticator, origins: origins)
@@ -114,6 +120,9 @@ public struct SyncService: ConfigurableService {
                 ExportWorker(exports: repositories.exports, logger: Logger(label: "layer-sync.exports")),
                 ScheduledSender(
                     sends: domain.scheduled, push: push, alarm: schedules, logger: Logger(label: "layer-sync.scheduled")),
+                WebhookVerifier(
+                    repository: repositories.webhooks, alarm: verifications, http: .webhooks,
+                    logger: Logger(label: "layer-sync.webhooks")),
             ]
     }
 

@@ -23,6 +23,9 @@ public struct SyncSettings: ServiceSettings {
     /// share.
     public var contentLinkSecret: String = Self.processSecret
     static let processSecret = Secrets.randomToken()
+    /// Whether webhooks may point at loopback and private addresses (and then over plain http):
+    /// for development (`layer dev` allows them), never where apps are not trusted with the network.
+    public var webhookPrivateTargets = false
 
     public init(
         maxContentBytes: Int = 50 * 1024 * 1024, push: PushSettings = PushSettings(),
@@ -35,7 +38,7 @@ public struct SyncSettings: ServiceSettings {
 
     /// `LAYER_CONTENT_MAX_BYTES`, `LAYER_CONTENT_QUOTA_BYTES`, `LAYER_UPLOADS_PER_USER`,
     /// `LAYER_CONTENT_GRACE_SECONDS`, `LAYER_AUTH_URL`, `LAYER_NAMES_URL`, `LAYER_CONTENT_LINK_SECRET`
-    /// (required) and the push settings (`LAYER_PUSH_*`).
+    /// (required), `LAYER_WEBHOOK_PRIVATE_TARGETS` and the push settings (`LAYER_PUSH_*`).
     public static func read(_ reader: inout SettingsReader) -> SyncSettings {
         var settings = SyncSettings(
             maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)),
@@ -46,6 +49,7 @@ public struct SyncSettings: ServiceSettings {
         settings.uploadsPerUser = reader.integer("LAYER_UPLOADS_PER_USER", default: 4, in: 1...1000)
         settings.contentLinkSecret = reader.required(
             "LAYER_CONTENT_LINK_SECRET", "the key of signed content links, the same on every sync replica")
+        settings.webhookPrivateTargets = reader.boolean("LAYER_WEBHOOK_PRIVATE_TARGETS", default: false)
         settings.contentGrace = .seconds(
             reader.integer("LAYER_CONTENT_GRACE_SECONDS", default: 24 * 3600, in: 60...(365 * 86400)))
         return settings

@@ -58,6 +58,18 @@ public struct SettingsReader {
         return number
     }
 
+    /// `true` or `false` (also `1`/`0`, `yes`/`no`).
+    public mutating func boolean(_ name: String, default value: Bool) -> Bool {
+        guard let text = optional(name)?.lowercased() else { return value }
+        switch text {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default:
+            problems.append("\(name) must be true or false, not '\(text)'")
+            return value
+        }
+    }
+
     public mutating func double(_ name: String, default value: Double) -> Double {
         guard let text = optional(name) else { return value }
         guard let number = Double(text), number > 0 else {

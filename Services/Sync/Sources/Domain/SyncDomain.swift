@@ -23,13 +23,14 @@ struct SyncDomain: Sendable {
     let changes: Changes
     let badges: Badges
     let exports: Exports
+    let webhooks: Webhooks
     let views: Views
     /// Typing indicators and the relationship report of delayed sends; see ``ScheduledSender``.
     let scheduled: ScheduledSends
 
     init(
         repositories: SyncRepositories, views: Views, relationships: RelationshipReporter, auth: InternalClient,
-        contentSettings: RichContent.Settings, schedules: ScheduleAlarm
+        contentSettings: RichContent.Settings, schedules: ScheduleAlarm, webhooks: WebhookSettings
     ) {
         self.views = views
         let identities = Identities(
@@ -54,6 +55,9 @@ struct SyncDomain: Sendable {
         changes = Changes(repositories: repositories, views: views, content: content)
         badges = Badges(repositories: repositories)
         exports = Exports(repositories: repositories)
+        self.webhooks = Webhooks(
+            repositories: repositories, secrets: webhooks.secrets, targets: webhooks.targets,
+            verifications: webhooks.verifications)
         scheduled = ScheduledSends(repositories: repositories, views: views, messages: messages)
     }
 
@@ -83,6 +87,13 @@ struct SyncDomain: Sendable {
         try await identities.requireUser(user, app.appWide)
         return app.acting(as: user)
     }
+}
+
+/// What the webhooks use case is built with.
+struct WebhookSettings: Sendable {
+    let secrets: WebhookSecrets
+    let targets: WebhookTargets
+    let verifications: ScheduleAlarm
 }
 
 /// Who asks (a user, or the app itself), for which app, where the answer's URLs point, and the

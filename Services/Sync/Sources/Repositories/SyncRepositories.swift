@@ -22,6 +22,7 @@ struct SyncRepositories: PostgresRepository {
     var requestTags: RequestTagRepository { RequestTagRepository(postgres: postgres) }
     var scheduled: ScheduledMessageRepository { ScheduledMessageRepository(postgres: postgres) }
     var channels: ChannelRepository { ChannelRepository(postgres: postgres) }
+    var webhooks: WebhookRepository { WebhookRepository(postgres: postgres) }
 }
 
 /// The operations of the changelog.

@@ -1,0 +1,67 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+
+/// An app's webhooks: registered, listed, activated (which verifies them again), deactivated and
+/// deleted by the app's backend. A new or activated webhook is unverified until the verifier's
+/// challenge (``WebhookVerifier``) is answered; the local verifier is woken at once.
+struct Webhooks: Sendable {
+    private let repository: WebhookRepository
+    private let secrets: WebhookSecrets
+    private let targets: WebhookTargets
+    /// Wakes this replica's verifier.
+    private let verifications: ScheduleAlarm
+
+    init(repositories: SyncRepositories, secrets: WebhookSecrets, targets: WebhookTargets, verifications: ScheduleAlarm) {
+        repository = repositories.webhooks
+        self.secrets = secrets
+        self.targets = targets
+        self.verifications = verifications
+    }
+
+    /// Checks and stores a webhook from the body of a registration; 201 with it, unverified.
+    func register(_ body: JSONValue, _ scope: Scope) async throws -> WebhookObject {
+        let input = try WebhookInput(body, targets: targets)
+        let record = try await repository.create(
+            app: scope.app, input, sealedSecret: try secrets.seal(input.secret), logger: scope.logger)
+        verifications.ring()
+        return WebhookObject(record, urls: scope.urls)
+    }
+
+    func list(_ scope: Scope) async throws -> [WebhookObject] {
+        try await repository.webhooks(app: scope.app, logger: scope.logger).map { WebhookObject($0, urls: scope.urls) }
+    }
+
+    func webhook(_ id: UUID, _ scope: Scope) async throws -> WebhookObject {
+        guard let record = try await repository.webhook(id, app: scope.app, logger: scope.logger) else {
+            throw APIError.notFound("The webhook")
+        }
+        return WebhookObject(record, urls: scope.urls)
+    }
+
+    /// Unverified again, and challenged at once.
+    func activate(_ id: UUID, _ scope: Scope) async throws -> WebhookObject {
+        guard let record = try await repository.activate(id, app: scope.app, logger: scope.logger) else {
+            throw APIError.notFound("The webhook")
+        }
+        verifications.ring()
+        return WebhookObject(record, urls: scope.urls)
+    }
+
+    func deactivate(_ id: UUID, _ scope: Scope) async throws -> WebhookObject {
+        guard
+            let record = try await repository.deactivate(
+                id, app: scope.app, reason: "Deactivated by User", logger: scope.logger)
+        else {
+            throw APIError.notFound("The webhook")
+        }
+        return WebhookObject(record, urls: scope.urls)
+    }
+
+    func delete(_ id: UUID, _ scope: Scope) async throws {
+        guard try await repository.delete(id, app: scope.app, logger: scope.logger) else {
+            throw APIError.notFound("The webhook")
+        }
+    }
+}
