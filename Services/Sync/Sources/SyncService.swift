@@ -36,6 +36,10 @@ public struct SyncService: ConfigurableService {
     let schedules = ScheduleAlarm()
     /// Wakes this replica's webhook verifier.
     let verifications = ScheduleAlarm()
+    /// Wakes this replica's webhook deliverer.
+    let deliveries = ScheduleAlarm()
+    /// Where the resources in webhook payloads point.
+    let publicBaseURL: @Sendable () -> String
     let origins: AllowedOrigins
 
     public init(settings: SyncSettings, dependencies: ServiceDependencies) {
@@ -69,6 +73,8 @@ public struct SyncService: ConfigurableService {
         uploads = UploadSlots(limit: settings.uploadsPerUser)
         appTokens = dependencies.appTokenVerifier(auth: auth)
         origins = dependencies.origins
+        let ownURL = dependencies.peerURL(Self.name, configured: "http://127.0.0.1:\(server.port)")
+        publicBaseURL = { server.publicBaseURL ?? ownURL() }
     }
 
     public func addRoutes(to router: LimitedRoutes) {
@@ -123,6 +129,10 @@ public struct SyncService: ConfigurableService {
                 WebhookVerifier(
                     repository: repositories.webhooks, alarm: verifications, http: .webhooks,
                     logger: Logger(label: "layer-sync.webhooks")),
+                WebhookDeliverer(
+                    domain: domain, repository: repositories.webhooks,
+                    secrets: WebhookSecrets(serviceSecret: settings.contentLinkSecret), alarm: deliveries, http: .webhooks,
+                    baseURL: publicBaseURL, logger: Logger(label: "layer-sync.webhooks")),
             ]
     }
 

@@ -67,9 +67,9 @@ struct WebhookRepository: PostgresRepository {
             }
             let rows = try await connection.query(
                 """
-                INSERT INTO sync.webhooks (id, app_id, version, target_url, events, secret, config, verify_after)
-                VALUES (\(id), \(app), \(input.version), \(input.targetURL), \(input.events), \(ByteBuffer(data: sealedSecret)),
-                    \(config)::jsonb, now())
+                INSERT INTO sync.webhooks (id, app_id, version, target_url, events, kinds, secret, config, verify_after)
+                VALUES (\(id), \(app), \(input.version), \(input.targetURL), \(input.events),
+                    \(WebhookEvents.kinds(of: input.events)), \(ByteBuffer(data: sealedSecret)), \(config)::jsonb, now())
                 RETURNING \(unescaped: WebhookRecord.columns)
                 """, logger: logger)
             for try await row in rows { return try WebhookRecord(row: row) }
@@ -96,14 +96,26 @@ struct WebhookRepository: PostgresRepository {
 
     /// Asks for a new verification: the webhook is unverified until it answers. An active webhook
     /// stays as it is.
+    /// Its undelivered events are tried again at once, with a retry window of their own.
     func activate(_ id: UUID, app: UUID, logger: Logger) async throws -> WebhookRecord? {
-        let rows = try await write(
-            """
-            UPDATE sync.webhooks SET status = 'unverified', status_reason = NULL, verification = verification + 1,
-                verify_after = now(), updated_at = now()
-            WHERE id = \(id) AND app_id = \(app) AND status <> 'active' RETURNING \(unescaped: WebhookRecord.columns)
-            """, logger: logger)
-        if let row = rows.first { return try WebhookRecord(row: row) }
+        let activated = try await write(logger: logger) { connection -> WebhookRecord? in
+            let rows = try await connection.query(
+                """
+                UPDATE sync.webhooks SET status = 'unverified', status_reason = NULL, verification = verification + 1,
+                    verify_after = now(), updated_at = now()
+                WHERE id = \(id) AND app_id = \(app) AND status <> 'active' RETURNING \(unescaped: WebhookRecord.columns)
+                """, logger: logger)
+            var record: WebhookRecord?
+            for try await row in rows { record = try WebhookRecord(row: row) }
+            guard record != nil else { return nil }
+            try await connection.query(
+                """
+                UPDATE sync.webhook_deliveries SET first_failed_at = NULL, next_attempt_at = now()
+                WHERE webhook_id = \(id) AND delivered_at IS NULL
+                """, logger: logger)
+            return record
+        }
+        if let activated { return activated }
         return try await webhook(id, app: app, logger: logger)
     }
 

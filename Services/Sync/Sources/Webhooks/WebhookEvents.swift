@@ -22,6 +22,29 @@ enum WebhookEvents {
         }
     }
 
+    /// The kinds a change records (the 1.0 names, for every version) that `events` listen to.
+    static func kinds(of events: [String]) -> [String] {
+        var kinds: [String] = []
+        for event in events {
+            for kind in renamed[event] ?? [event] where !kinds.contains(kind) { kinds.append(kind) }
+        }
+        return kinds
+    }
+
+    /// The name of a recorded `kind` in `version`.
+    static func name(of kind: String, version: String) -> String {
+        guard version != "1.0" else { return kind }
+        return renamed.first { $0.value.first == kind }?.key ?? kind
+    }
+
+    /// The 2.0 names of what 1.0 names otherwise.
+    static let renamed: [String: [String]] = [
+        "Message.created": ["message.sent"], "Message.deleted": ["message.deleted"],
+        "Receipt.created": ["message.delivered", "message.read"], "Conversation.created": ["conversation.created"],
+        "Conversation.updated": ["conversation.updated.metadata"], "Conversation.deleted": ["conversation.deleted"],
+        "Participation.created": ["conversation.updated.participants"],
+    ]
+
     /// The events of 2.0, which 3.0 keeps. Marking all read is a `Receipt.created` of a range of
     /// positions; participants who join or leave are `Participation.created` and `.deleted`.
     static let objectEvents = [

@@ -1,0 +1,105 @@
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import PostgresNIO
+
+/// One event on its way to one webhook.
+struct WebhookDelivery: Sendable {
+    var id: Int64
+    var webhookID: UUID
+    var appID: UUID
+    var kind: String
+    var conversationID: UUID?
+    var messageID: UUID?
+    var actorID: String?
+    var occurredAt: Date
+    /// The same on every attempt, and the event's id.
+    var requestID: UUID
+    var attempts: Int
+    var firstFailedAt: Date?
+}
+
+/// The webhooks' outbox (`sync.webhook_deliveries`).
+extension WebhookRepository {
+    /// Takes up to `limit` deliveries that are due, of active webhooks, each the oldest undelivered
+    /// one of its webhook and conversation (so that a conversation's events arrive in order), and
+    /// puts each off by `lease` so that no other replica takes it meanwhile.
+    func dueDeliveries(limit: Int, lease: Duration, logger: Logger) async throws -> [WebhookDelivery] {
+        let seconds = Double(lease.components.seconds)
+        let rows = try await write(
+            """
+            UPDATE sync.webhook_deliveries SET next_attempt_at = now() + \(seconds) * interval '1 second'
+            WHERE id IN (
+                SELECT d.id FROM sync.webhook_deliveries d
+                JOIN sync.webhooks w ON w.id = d.webhook_id AND w.status = 'active'
+                WHERE d.delivered_at IS NULL AND d.next_attempt_at <= now()
+                  AND NOT EXISTS (
+                    SELECT 1 FROM sync.webhook_deliveries e
+                    WHERE e.webhook_id = d.webhook_id AND e.conversation_id IS NOT DISTINCT FROM d.conversation_id
+                      AND e.delivered_at IS NULL AND e.id < d.id)
+                ORDER BY d.id LIMIT \(limit) FOR UPDATE OF d SKIP LOCKED)
+            RETURNING id, webhook_id, app_id, kind, conversation_id, message_id, actor_id, occurred_at, request_id, attempts,
+                first_failed_at
+            """, logger: logger)
+        return try rows.map { row in
+            let (id, webhook, app, kind, conversation, message, actor, occurred, request, attempts, failed) = try row.decode(
+                (Int64, UUID, UUID, String, UUID?, UUID?, String?, Date, UUID, Int, Date?).self)
+            return WebhookDelivery(
+                id: id, webhookID: webhook, appID: app, kind: kind, conversationID: conversation, messageID: message,
+                actorID: actor, occurredAt: occurred, requestID: request, attempts: attempts, firstFailedAt: failed)
+        }
+    }
+
+    func webhooks(ids: [UUID], logger: Logger) async throws -> [UUID: WebhookRecord] {
+        let rows = try await postgres.query(
+            "SELECT \(unescaped: WebhookRecord.columns) FROM sync.webhooks WHERE id = ANY(\(ids))", logger: logger)
+        var found: [UUID: WebhookRecord] = [:]
+        for try await row in rows {
+            let record = try WebhookRecord(row: row)
+            found[record.id] = record
+        }
+        return found
+    }
+
+    /// The receiver took the delivery.
+    func delivered(_ delivery: WebhookDelivery, status: Int, latency: Duration, logger: Logger) async throws {
+        try await write(
+            """
+            UPDATE sync.webhook_deliveries SET delivered_at = now(), attempts = attempts + 1, last_status = \(status),
+                last_error = NULL, last_latency_ms = \(Self.milliseconds(latency))
+            WHERE id = \(delivery.id)
+            """, logger: logger)
+    }
+
+    /// The attempt failed: tried again at `retryAt`; or, once the webhook's deliveries have failed
+    /// for `window`, the webhook turns inactive with the reason (its undelivered events are kept).
+    func failed(
+        _ delivery: WebhookDelivery, status: Int?, error: String, latency: Duration, retryAt: Date, window: Duration,
+        logger: Logger
+    ) async throws {
+        try await write(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE sync.webhook_deliveries SET attempts = attempts + 1, first_failed_at = coalesce(first_failed_at, now()),
+                    next_attempt_at = \(retryAt), last_status = \(status), last_error = \(error),
+                    last_latency_ms = \(Self.milliseconds(latency))
+                WHERE id = \(delivery.id)
+                RETURNING now() - first_failed_at >= \(Double(window.components.seconds)) * interval '1 second'
+                """, logger: logger)
+            var expired = false
+            for try await value in rows.decode(Bool.self) { expired = value }
+            guard expired else { return }
+            try await connection.query(
+                """
+                UPDATE sync.webhooks SET status = 'inactive', updated_at = now(),
+                    status_reason = \("Deliveries failed for \(Int(window.components.seconds / 60)) minutes: \(error)")
+                WHERE id = \(delivery.webhookID) AND status = 'active'
+                """, logger: logger)
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

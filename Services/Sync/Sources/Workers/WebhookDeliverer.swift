@@ -1,0 +1,134 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import LayerModels
+import LayerServer
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Delivers the webhooks' outbox: each event as `POST <target_url>` with the body rendered in the
+/// webhook's version (the same rendering as the API's), signed with the webhook's secret
+/// (`layer-webhook-signature`, the hex HMAC-SHA1 of the body), and the same
+/// `layer-webhook-request-id` on every attempt. A 2xx within ``timeout`` delivers it; anything
+/// else is tried again later, ever less often, until the webhook's deliveries have failed for
+/// ``retryWindow`` and it turns inactive. Replicas share the outbox under leases; a webhook's
+/// events of one conversation go one at a time, in order.
+struct WebhookDeliverer: Service {
+    let domain: SyncDomain
+    let repository: WebhookRepository
+    let secrets: WebhookSecrets
+    let alarm: ScheduleAlarm
+    let http: HTTPClient
+    /// Where the resources of a payload point (the suite's public base URL).
+    let baseURL: @Sendable () -> String
+    var timeout: Duration = .seconds(5)
+    var retryWindow: Duration = .seconds(30 * 60)
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                var busy = false
+                do {
+                    let due = try await repository.dueDeliveries(limit: 50, lease: .seconds(60), logger: logger)
+                    busy = due.count == 50
+                    if !due.isEmpty {
+                        let webhooks = try await repository.webhooks(ids: Array(Set(due.map(\.webhookID))), logger: logger)
+                        await withTaskGroup(of: Void.self) { group in
+                            for delivery in due {
+                                guard let webhook = webhooks[delivery.webhookID] else { continue }
+                                group.addTask { await deliver(delivery, to: webhook) }
+                            }
+                        }
+                    }
+                } catch {
+                    logger.warning("Could not take webhook deliveries", metadata: ["error": "\(error)"])
+                }
+                if !busy { await alarm.wait(upTo: .milliseconds(500)) }
+            }
+        }
+    }
+
+    func deliver(_ delivery: WebhookDelivery, to webhook: WebhookRecord) async {
+        let started = ContinuousClock.now
+        var status: Int?
+        var failure: String?
+        do {
+            let body = try await payload(delivery, webhook)
+            var request = HTTPClientRequest(url: webhook.targetURL)
+            request.method = .POST
+            let secret = try secrets.open(webhook.sealedSecret)
+            let signature = HMAC<Insecure.SHA1>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
+            let app = webhook.appID.lowercased
+            request.headers.add(name: "Content-Type", value: "application/vnd.layer.webhooks+json; version=\(webhook.version)")
+            request.headers.add(name: "User-Agent", value: "layer-webhooks/\(webhook.version)")
+            request.headers.add(
+                name: "layer-webhook-event-type", value: WebhookEvents.name(of: delivery.kind, version: webhook.version))
+            request.headers.add(name: "layer-webhook-signature", value: signature.map { String(format: "%02x", $0) }.joined())
+            request.headers.add(name: "layer-webhook-request-id", value: delivery.requestID.lowercased)
+            request.headers.add(name: "layer-webhook-id", value: "layer:///apps/\(app)/webhooks/\(webhook.id.lowercased)")
+            request.body = .bytes(ByteBuffer(data: body))
+            let response = try await http.execute(request, timeout: .init(timeout))
+            _ = try await response.body.collect(upTo: 64 * 1024)
+            status = Int(response.status.code)
+            if !(200..<300).contains(Int(response.status.code)) {
+                failure = "The receiver answered \(response.status.code) \(response.status.reasonPhrase)"
+            }
+        } catch {
+            failure = "The delivery failed: \(error)"
+        }
+        let latency = ContinuousClock.now - started
+        do {
+            if let failure {
+                try await repository.failed(
+                    delivery, status: status, error: failure, latency: latency,
+                    retryAt: Date().addingTimeInterval(Self.backoff(attempt: delivery.attempts + 1)), window: retryWindow,
+                    logger: logger)
+            } else {
+                try await repository.delivered(delivery, status: status ?? 200, latency: latency, logger: logger)
+            }
+        } catch {
+            // Taken again once its lease runs out: at least once.
+            logger.warning("Could not record a webhook delivery", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Seconds before attempt `attempt` (the first retry is attempt 2): doubling from one second up
+    /// to five minutes, each within a fifth either way so that many failing events do not come back
+    /// together.
+    static func backoff(attempt: Int) -> TimeInterval {
+        let base = min(300, pow(2, Double(max(0, attempt - 2))))
+        return base * Double.random(in: 0.8...1.2)
+    }
+
+    /// The body of `delivery` for `webhook`: the event, its actor, the resource as the Server API
+    /// renders it in the webhook's version, and the app's `config`.
+    func payload(_ delivery: WebhookDelivery, _ webhook: WebhookRecord) async throws -> Data {
+        let version = APIVersion(rawValue: webhook.version) ?? .v3_0
+        let scope = Scope(
+            app: delivery.appID, caller: .app, isBackend: true,
+            urls: URLBuilder(base: baseURL(), serverAPIApp: delivery.appID), logger: logger)
+        var message: JSONValue = .null
+        if let id = delivery.messageID, let conversation = delivery.conversationID {
+            message = try await APIVersion.$current.withValue(version) {
+                try jsonValue(try await domain.messages.message(id, in: conversation, scope))
+            }
+        }
+        var event: [String: JSONValue] = [
+            "id": .string(delivery.requestID.lowercased),
+            "type": .string(WebhookEvents.name(of: delivery.kind, version: webhook.version)),
+            "created_at": .string(LayerTimestamp.string(delivery.occurredAt)),
+        ]
+        var body: [String: JSONValue] = [:]
+        if version == .v1_0 {
+            if let actor = delivery.actorID { event["actor"] = ["user_id": .string(actor)] }
+        } else if let sender = message["sender"] {
+            body["actor"] = sender
+        }
+        body["event"] = .object(event)
+        if message != .null { body["message"] = message }
+        if let config = webhook.config { body["config"] = .object(config.mapValues(JSONValue.string)) }
+        return try StreamingJSONEncoder.data(JSONValue.object(body))
+    }
+}

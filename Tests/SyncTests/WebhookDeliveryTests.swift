@@ -1,0 +1,141 @@
+import Crypto
+import Foundation
+import Hummingbird
+import LayerModels
+import LayerServer
+import LayerSync
+import LayerTesting
+import NIOCore
+import Synchronization
+import Testing
+
+/// Deliveries: each event a webhook listens to reaches its receiver, signed, with the same request
+/// id on every attempt until the receiver takes it.
+@Suite("Webhooks: deliveries")
+struct WebhookDeliveryTests {
+    /// A receiver that answers the challenge, and answers deliveries with the statuses of `answers`
+    /// in turn (204 once they run out), keeping every delivery it got.
+    final class Receiver: Sendable {
+        struct Delivery: Sendable {
+            var headers: [String: String]
+            var body: Data
+        }
+        let answers = Mutex<[HTTPResponse.Status]>([])
+        let deliveries = Mutex<[Delivery]>([])
+
+        func routes(_ router: Router<BasicRequestContext>) {
+            router.get("hook") { request, _ -> Response in
+                let challenge = request.uri.queryParameters["verification_challenge"].map(String.init) ?? ""
+                return Response(status: .ok, body: .init(byteBuffer: .init(string: challenge)))
+            }
+            router.post("hook") { request, _ -> Response in
+                let body = try await request.body.collect(upTo: 1 << 20)
+                var headers: [String: String] = [:]
+                for field in request.headers { headers[field.name.canonicalName] = field.value }
+                self.deliveries.withLock { $0.append(Delivery(headers: headers, body: Data(buffer: body))) }
+                let status = self.answers.withLock { $0.isEmpty ? HTTPResponse.Status.noContent : $0.removeFirst() }
+                return Response(status: status)
+            }
+        }
+
+        func waitFor(_ count: Int) async throws -> [Delivery] {
+            for _ in 0..<300 {
+                let got = deliveries.withLock { $0 }
+                if got.count >= count { return got }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            return deliveries.withLock { $0 }
+        }
+    }
+
+    static let secret = "s3cret-value"
+
+    /// Registers a webhook of `version` for `events` at the receiver and waits until it is active.
+    static func register(
+        _ harness: SyncHarness, port: Int, version: String, events: [String]
+    ) async throws -> (api: ServerClient, id: String) {
+        let api = try await harness.server()
+        let accept = "application/vnd.layer.webhooks+json; version=\(version)"
+        let made = try await api.client.request(
+            .POST, "/apps/\(api.appID)/webhooks", headers: api.auth,
+            json: [
+                "version": .string(version), "target_url": .string("http://127.0.0.1:\(port)/hook"),
+                "events": .array(events.map(JSONValue.string)), "secret": .string(secret), "config": ["team": "blue"],
+            ], accept: accept)
+        let id = try #require(made.json?["id"]?.stringValue, "\(made.text)")
+        let path = "/apps/\(api.appID)/webhooks/\(id.split(separator: "/").last!)"
+        for _ in 0..<200 {
+            if try await api.client.request(.GET, path, headers: api.auth, accept: accept).json?["status"] == "active" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return (api, id)
+    }
+
+    static func signature(_ body: Data) -> String {
+        HMAC<Insecure.SHA1>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
+            .map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test(
+        "A sent message reaches a 1.0 webhook as message.sent and a 2.0 one as Message.created, signed",
+        arguments: ["1.0", "2.0"])
+    func messageSent(_ version: String) async throws {
+        let receiver = Receiver()
+        try await WebPageServer.run(receiver.routes) { port in
+            var settings = SyncSettings()
+            settings.webhookPrivateTargets = true
+            try await SyncHarness.run(settings: settings) { harness in
+                let event = version == "1.0" ? "message.sent" : "Message.created"
+                let (_, webhookID) = try await Self.register(harness, port: port, version: version, events: [event])
+                let alice = try await harness.user("alice")
+                _ = try await harness.user("bob")
+                let conversation = try await alice.conversation(with: ["bob"])
+                let message = try await alice.send("hello hooks", to: conversation)
+
+                let delivery = try #require(try await receiver.waitFor(1).first)
+                #expect(delivery.headers["layer-webhook-event-type"] == event)
+                #expect(delivery.headers["content-type"] == "application/vnd.layer.webhooks+json; version=\(version)")
+                #expect(delivery.headers["user-agent"] == "layer-webhooks/\(version)")
+                #expect(delivery.headers["layer-webhook-id"] == webhookID)
+                #expect(delivery.headers["layer-webhook-signature"] == Self.signature(delivery.body))
+                let body = try JSONDecoder().decode(JSONValue.self, from: delivery.body)
+                #expect(body["event"]?["type"]?.stringValue == event)
+                #expect(body["event"]?["id"]?.stringValue == delivery.headers["layer-webhook-request-id"])
+                #expect(body["message"]?["id"] == message["id"])
+                #expect(body["config"] == ["team": "blue"])
+                if version == "1.0" {
+                    #expect(body["event"]?["actor"] == ["user_id": "alice"])
+                } else {
+                    #expect(body["actor"]?["user_id"] == "alice")
+                }
+            }
+        }
+    }
+
+    @Test("A delivery the receiver refuses is tried again with the same request id, and conversations keep their order")
+    func retriesKeepTheRequestIDAndTheOrder() async throws {
+        let receiver = Receiver()
+        receiver.answers.withLock { $0 = [.internalServerError, .badGateway] }
+        try await WebPageServer.run(receiver.routes) { port in
+            var settings = SyncSettings()
+            settings.webhookPrivateTargets = true
+            try await SyncHarness.run(settings: settings) { harness in
+                _ = try await Self.register(harness, port: port, version: "1.0", events: ["message.sent"])
+                let alice = try await harness.user("alice")
+                _ = try await harness.user("bob")
+                let conversation = try await alice.conversation(with: ["bob"])
+                var sent: [JSONValue?] = []
+                for text in ["one", "two", "three"] { sent.append(try await alice.send(text, to: conversation)["id"]) }
+
+                let got = try await receiver.waitFor(5)
+                #expect(got.count == 5)
+                let ids = got.map { $0.headers["layer-webhook-request-id"] }
+                // The first event was refused twice, then taken: three attempts with one id, before the others.
+                #expect(ids[0] == ids[1] && ids[1] == ids[2])
+                #expect(Set(ids).count == 3)
+                let messages = try got.map { try JSONDecoder().decode(JSONValue.self, from: $0.body)["message"]?["id"] }
+                #expect(Array(messages[2...]) == sent, "in the order they were sent")
+            }
+        }
+    }
+}
