@@ -138,4 +138,57 @@ struct WebhookDeliveryTests {
             }
         }
     }
+
+    @Test("Every change of a conversation reaches a 1.0 webhook as its event, in order, whichever door it came through")
+    func conversationEvents() async throws {
+        let receiver = Receiver()
+        try await WebPageServer.run(receiver.routes) { port in
+            var settings = SyncSettings()
+            settings.webhookPrivateTargets = true
+            try await SyncHarness.run(settings: settings) { harness in
+                let events = [
+                    "conversation.created", "conversation.updated.metadata", "conversation.updated.participants",
+                    "message.sent", "message.read", "message.deleted", "conversation.deleted",
+                ]
+                let (api, _) = try await Self.register(harness, port: port, version: "1.0", events: events)
+                let alice = try await harness.user("alice")
+                let bob = try await harness.user("bob")
+                _ = try await harness.user("carol")
+                let conversation = try await alice.conversation(with: ["bob"])
+                let renamed = try await alice.patch(
+                    "/\(path(conversation))", [["operation": "set", "property": "metadata.title", "value": "Hooks"]])
+                #expect(renamed.status == 204)
+                let added = try await alice.patch(
+                    "/\(path(conversation))", [["operation": "add", "property": "participants", "value": "carol"]])
+                #expect(added.status == 204)
+                // A message the app's backend sends as a named system sender.
+                let uuid = String(conversation.split(separator: "/").last!)
+                let sent = try await api.post(
+                    "/conversations/\(uuid)/messages",
+                    ["sender": ["name": "Order bot"], "parts": [["mime_type": "text/plain", "body": "Shipped"]]])
+                #expect(sent.status == 201, "\(sent.text)")
+                let message = try #require(sent.json?["id"]?.stringValue)
+                #expect(try await bob.post("/\(path(message))/receipts", ["type": "read"]).status == 204)
+                #expect(
+                    try await api.delete("/conversations/\(uuid)/messages/\(path(message).split(separator: "/").last!)").status
+                        == 204)
+                #expect(try await alice.delete("/\(path(conversation))?mode=all_participants").status == 204)
+
+                let got = try await receiver.waitFor(events.count)
+                let bodies = try got.map { try JSONDecoder().decode(JSONValue.self, from: $0.body) }
+                #expect(got.compactMap { $0.headers["layer-webhook-event-type"] } == events)
+                #expect(bodies.map { $0["event"]?["type"]?.stringValue } == events)
+                #expect(bodies[0]["conversation"]?["id"]?.stringValue == conversation)
+                #expect(bodies[1]["conversation"]?["metadata"]?["title"] == "Hooks")
+                #expect(bodies[3]["event"]?["actor"] == ["name": "Order bot"])
+                #expect(bodies[3]["message"]?["id"]?.stringValue == message)
+                #expect(bodies[4]["event"]?["actor"] == ["user_id": "bob"])
+                #expect(bodies[5]["message"]?["id"]?.stringValue == message)
+                #expect(bodies[6]["conversation"]?["id"]?.stringValue == conversation)
+                for delivery in got {
+                    #expect(delivery.headers["layer-webhook-signature"] == Self.signature(delivery.body))
+                }
+            }
+        }
+    }
 }

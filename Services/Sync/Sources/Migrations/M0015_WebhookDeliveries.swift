@@ -1,9 +1,11 @@
 import LayerServer
 
-/// The webhooks' outbox: one row for each event a webhook listens to, written in the transaction
-/// of the change that caused it, and delivered (then kept a while for the delivery log) or retried
-/// by the replicas, which take rows under a lease. `kinds` are the events a webhook listens to by
-/// their 1.0 names, whatever its version, so that a change records one kind for every version.
+/// The webhooks' outbox: one row for each event a webhook listens to, written by triggers in the
+/// transaction of the change that caused it (whichever door the change came through: the Client
+/// API, the Server API, WebSocket requests, the scheduler), and delivered (then kept a while for
+/// the delivery log) or retried by the replicas, which take rows under a lease. `kinds` are the
+/// events a webhook listens to by their 1.0 names, whatever its version, so that a change records
+/// one kind for every version. With no webhook listening, a change costs one index probe.
 let m0015WebhookDeliveries = Migration(
     15, "webhook_deliveries",
     [
@@ -17,6 +19,8 @@ let m0015WebhookDeliveries = Migration(
             conversation_id uuid,
             message_id uuid,
             actor_id text,
+            actor_name text,
+            data jsonb,
             occurred_at timestamptz NOT NULL,
             request_id uuid NOT NULL DEFAULT gen_random_uuid(),
             attempts int NOT NULL DEFAULT 0,
@@ -38,4 +42,102 @@ let m0015WebhookDeliveries = Migration(
         WHERE delivered_at IS NULL
         """,
         "CREATE INDEX webhooks_listening ON sync.webhooks (app_id) WHERE status <> 'inactive'",
+        """
+        CREATE FUNCTION sync.record_webhook_event(
+            p_app uuid, p_kind text, p_conversation uuid, p_message uuid, p_actor text, p_actor_name text,
+            p_data jsonb DEFAULT NULL
+        ) RETURNS void LANGUAGE sql AS $$
+            INSERT INTO sync.webhook_deliveries
+                (webhook_id, app_id, kind, conversation_id, message_id, actor_id, actor_name, data, occurred_at)
+            SELECT w.id, p_app, p_kind, p_conversation, p_message, p_actor, p_actor_name, p_data, clock_timestamp()
+            FROM sync.webhooks w WHERE w.app_id = p_app AND w.status <> 'inactive' AND p_kind = ANY(w.kinds)
+        $$
+        """,
+        """
+        CREATE FUNCTION sync.webhook_message_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.conversation_id IS NULL THEN RETURN NULL; END IF;
+            IF TG_OP = 'INSERT' THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, 'message.sent', NEW.conversation_id, NEW.id, NEW.sender_id, NEW.sender_name);
+            ELSIF NEW.deleted_at IS NOT NULL AND OLD.deleted_at IS NULL THEN
+                PERFORM sync.record_webhook_event(NEW.app_id, 'message.deleted', NEW.conversation_id, NEW.id, NULL, NULL);
+            END IF;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER webhook_message_events AFTER INSERT OR UPDATE OF deleted_at ON sync.messages
+        FOR EACH ROW EXECUTE FUNCTION sync.webhook_message_events()
+        """,
+        """
+        CREATE FUNCTION sync.webhook_receipt_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'UPDATE' AND NEW.status <= OLD.status THEN RETURN NULL; END IF;
+            IF NEW.status IN (1, 2) THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, CASE NEW.status WHEN 1 THEN 'message.delivered' ELSE 'message.read' END,
+                    (SELECT m.conversation_id FROM sync.messages m WHERE m.id = NEW.message_id), NEW.message_id,
+                    NEW.user_id, NULL);
+            END IF;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER webhook_receipt_events AFTER INSERT OR UPDATE OF status ON sync.receipts
+        FOR EACH ROW EXECUTE FUNCTION sync.webhook_receipt_events()
+        """,
+        """
+        CREATE FUNCTION sync.webhook_conversation_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            -- The metadata as it is now: the conversation is rendered when the event is delivered,
+            -- by which time it may have changed again.
+            IF TG_OP = 'INSERT' THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, 'conversation.created', NEW.id, NULL, NEW.created_by, NULL,
+                    jsonb_build_object('metadata', NEW.metadata));
+                RETURN NULL;
+            END IF;
+            IF NEW.deleted_at IS NOT NULL AND OLD.deleted_at IS NULL THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, 'conversation.deleted', NEW.id, NULL, NULL, NULL, jsonb_build_object('metadata', NEW.metadata));
+            ELSIF NEW.metadata IS DISTINCT FROM OLD.metadata THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, 'conversation.updated.metadata', NEW.id, NULL, NULL, NULL,
+                    jsonb_build_object('metadata', NEW.metadata));
+            END IF;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER webhook_conversation_events AFTER INSERT OR UPDATE OF metadata, deleted_at ON sync.conversations
+        FOR EACH ROW EXECUTE FUNCTION sync.webhook_conversation_events()
+        """,
+        """
+        CREATE FUNCTION sync.webhook_participant_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'UPDATE' AND NEW.left_position IS NOT DISTINCT FROM OLD.left_position THEN RETURN NULL; END IF;
+            -- The participants a new conversation starts with are its creation, not a change.
+            IF TG_OP = 'INSERT' AND EXISTS (
+                SELECT 1 FROM sync.conversations c WHERE c.id = NEW.conversation_id AND c.created_at >= now()
+            ) THEN
+                RETURN NULL;
+            END IF;
+            -- One event for a change of several participants.
+            IF EXISTS (
+                SELECT 1 FROM sync.webhook_deliveries d
+                WHERE d.conversation_id = NEW.conversation_id AND d.kind = 'conversation.updated.participants'
+                  AND d.xmin = pg_current_xact_id()::xid
+            ) THEN
+                RETURN NULL;
+            END IF;
+            PERFORM sync.record_webhook_event(
+                NEW.app_id, 'conversation.updated.participants', NEW.conversation_id, NULL, NULL, NULL);
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER webhook_participant_events AFTER INSERT OR UPDATE OF left_position ON sync.participants
+        FOR EACH ROW EXECUTE FUNCTION sync.webhook_participant_events()
+        """,
     ])

@@ -26,10 +26,6 @@ struct SendMessageStatement: PostgresPreparedStatement {
             SELECT p.user_id, EXISTS (SELECT 1 FROM sync.blocks b
                 WHERE b.app_id = $1 AND b.owner_id = p.user_id AND b.blocked_id = $3) AS blocking
             FROM sync.participants p WHERE p.conversation_id = $2 AND p.left_position IS NULL),
-        hooked AS (
-            INSERT INTO sync.webhook_deliveries (webhook_id, app_id, kind, conversation_id, message_id, actor_id, occurred_at)
-            SELECT w.id, $1, 'message.sent', $2, $4, $3, m.sent_at
-            FROM m JOIN sync.webhooks w ON w.app_id = $1 AND w.status <> 'inactive' AND 'message.sent' = ANY(w.kinds)),
         logged AS (
             SELECT sync.append_change($1, ARRAY(SELECT user_id FROM members WHERE NOT blocking ORDER BY user_id),
                 'new_message', $2, $4, NULL) AS appended

@@ -13,6 +13,11 @@ struct WebhookDelivery: Sendable {
     var conversationID: UUID?
     var messageID: UUID?
     var actorID: String?
+    /// A system sender's name (the Server API's `sender.name`).
+    var actorName: String?
+    /// What the resource was at the event, where it may change before the delivery (a
+    /// conversation's `metadata`).
+    var data: JSONValue?
     var occurredAt: Date
     /// The same on every attempt, and the event's id.
     var requestID: UUID
@@ -39,15 +44,16 @@ extension WebhookRepository {
                     WHERE e.webhook_id = d.webhook_id AND e.conversation_id IS NOT DISTINCT FROM d.conversation_id
                       AND e.delivered_at IS NULL AND e.id < d.id)
                 ORDER BY d.id LIMIT \(limit) FOR UPDATE OF d SKIP LOCKED)
-            RETURNING id, webhook_id, app_id, kind, conversation_id, message_id, actor_id, occurred_at, request_id, attempts,
-                first_failed_at
+            RETURNING id, webhook_id, app_id, kind, conversation_id, message_id, actor_id, actor_name, data::text,
+                occurred_at, request_id, attempts, first_failed_at
             """, logger: logger)
         return try rows.map { row in
-            let (id, webhook, app, kind, conversation, message, actor, occurred, request, attempts, failed) = try row.decode(
-                (Int64, UUID, UUID, String, UUID?, UUID?, String?, Date, UUID, Int, Date?).self)
+            let (id, webhook, app, kind, conversation, message, actor, actorName, data, occurred, request, attempts, failed) =
+                try row.decode((Int64, UUID, UUID, String, UUID?, UUID?, String?, String?, String?, Date, UUID, Int, Date?).self)
             return WebhookDelivery(
                 id: id, webhookID: webhook, appID: app, kind: kind, conversationID: conversation, messageID: message,
-                actorID: actor, occurredAt: occurred, requestID: request, attempts: attempts, firstFailedAt: failed)
+                actorID: actor, actorName: actorName, data: data.flatMap(JSONValue.init(jsonText:)), occurredAt: occurred,
+                requestID: request, attempts: attempts, firstFailedAt: failed)
         }
     }
 

@@ -103,32 +103,65 @@ struct WebhookDeliverer: Service {
     }
 
     /// The body of `delivery` for `webhook`: the event, its actor, the resource as the Server API
-    /// renders it in the webhook's version, and the app's `config`.
+    /// renders it in the webhook's version (a deleted one by its ids), and the app's `config`.
     func payload(_ delivery: WebhookDelivery, _ webhook: WebhookRecord) async throws -> Data {
         let version = APIVersion(rawValue: webhook.version) ?? .v3_0
-        let scope = Scope(
-            app: delivery.appID, caller: .app, isBackend: true,
-            urls: URLBuilder(base: baseURL(), serverAPIApp: delivery.appID), logger: logger)
-        var message: JSONValue = .null
-        if let id = delivery.messageID, let conversation = delivery.conversationID {
-            message = try await APIVersion.$current.withValue(version) {
-                try jsonValue(try await domain.messages.message(id, in: conversation, scope))
+        let urls = URLBuilder(base: baseURL(), serverAPIApp: delivery.appID)
+        let scope = Scope(app: delivery.appID, caller: .app, isBackend: true, urls: urls, logger: logger)
+        let type = WebhookEvents.name(of: delivery.kind, version: webhook.version)
+        var body: [String: JSONValue] = [:]
+        try await APIVersion.$current.withValue(version) {
+            if let id = delivery.messageID {
+                body["message"] = try await message(id, conversation: delivery.conversationID, scope)
+            } else if let id = delivery.conversationID {
+                var conversation = try await conversation(id, scope)
+                if case .object(var fields) = conversation, let metadata = delivery.data?["metadata"] {
+                    fields["metadata"] = metadata
+                    conversation = .object(fields)
+                }
+                body["conversation"] = conversation
             }
         }
         var event: [String: JSONValue] = [
-            "id": .string(delivery.requestID.lowercased),
-            "type": .string(WebhookEvents.name(of: delivery.kind, version: webhook.version)),
+            "id": .string(delivery.requestID.lowercased), "type": .string(type),
             "created_at": .string(LayerTimestamp.string(delivery.occurredAt)),
         ]
-        var body: [String: JSONValue] = [:]
         if version == .v1_0 {
-            if let actor = delivery.actorID { event["actor"] = ["user_id": .string(actor)] }
-        } else if let sender = message["sender"] {
-            body["actor"] = sender
+            if let actor = delivery.actorID {
+                event["actor"] = ["user_id": .string(actor)]
+            } else if let name = delivery.actorName {
+                event["actor"] = ["name": .string(name)]
+            }
+        } else if let actor = delivery.actorID {
+            let identity = try? await APIVersion.$current.withValue(version) {
+                try jsonValue(try await domain.identities.identity(actor, scope))
+            }
+            body["actor"] = identity ?? ["id": .string(LayerID.identity(userID: actor)), "user_id": .string(actor)]
+        } else if let name = delivery.actorName {
+            body["actor"] = ["name": .string(name)]
         }
         body["event"] = .object(event)
-        if message != .null { body["message"] = message }
         if let config = webhook.config { body["config"] = .object(config.mapValues(JSONValue.string)) }
         return try StreamingJSONEncoder.data(JSONValue.object(body))
+    }
+
+    /// The message as the app reads it; once deleted, its id and its conversation's.
+    private func message(_ id: UUID, conversation: UUID?, _ scope: Scope) async throws -> JSONValue {
+        if let conversation, let found = try? await domain.messages.message(id, in: conversation, scope) {
+            return try jsonValue(found)
+        }
+        var object: [String: JSONValue] = ["id": .string(LayerID(.messages, id).uri)]
+        if let conversation {
+            object["conversation"] = [
+                "id": .string(LayerID(.conversations, conversation).uri), "url": .string(scope.urls.conversation(conversation)),
+            ]
+        }
+        return .object(object)
+    }
+
+    /// The conversation in the app's view; once deleted, its id.
+    private func conversation(_ id: UUID, _ scope: Scope) async throws -> JSONValue {
+        if let found = try? await domain.conversations.conversation(id, scope) { return try jsonValue(found) }
+        return ["id": .string(LayerID(.conversations, id).uri), "url": .string(scope.urls.conversation(id))]
     }
 }
