@@ -191,4 +191,43 @@ struct WebhookDeliveryTests {
             }
         }
     }
+
+    @Test("Two replicas of the sync service share the outbox: each event is delivered once")
+    func twoReplicasDeliverOnce() async throws {
+        let receiver = Receiver()
+        var first = SyncSettings()
+        first.webhookPrivateTargets = true
+        let settings = first
+        try await WebPageServer.run(receiver.routes) { port in
+            try await SyncHarness.run(settings: settings) { harness in
+                // A second replica on the same database, with its own deliverer.
+                var second = settings
+                second.authURL = harness.client.baseURL
+                try await LiveServer.run(
+                    [SyncService.configured(second)], settings: harness.fixture.server.settings
+                ) { _ in
+                    _ = try await Self.register(harness, port: port, version: "1.0", events: ["message.sent"])
+                    let alice = try await harness.user("alice")
+                    _ = try await harness.user("bob")
+                    var sent: Set<String> = []
+                    for index in 0..<4 {
+                        let conversation = try await alice.conversation(with: ["bob"], distinct: false)
+                        for text in 0..<5 {
+                            let message = try await alice.send("\(index).\(text)", to: conversation)
+                            sent.insert(try #require(message["id"]?.stringValue))
+                        }
+                    }
+                    let got = try await receiver.waitFor(sent.count)
+                    try await Task.sleep(for: .seconds(2))  // anything delivered twice would be here by now
+                    let all = receiver.deliveries.withLock { $0 }
+                    let ids = try all.map {
+                        try JSONDecoder().decode(JSONValue.self, from: $0.body)["message"]?["id"]?.stringValue
+                    }
+                    #expect(got.count == sent.count)
+                    #expect(all.count == sent.count, "no event was delivered twice")
+                    #expect(Set(ids.compactMap { $0 }) == sent)
+                }
+            }
+        }
+    }
 }
