@@ -120,7 +120,7 @@ struct WebhookDeliveryTests {
             var settings = SyncSettings()
             settings.webhookPrivateTargets = true
             try await SyncHarness.run(settings: settings) { harness in
-                _ = try await Self.register(harness, port: port, version: "1.0", events: ["message.sent"])
+                let (api, webhookID) = try await Self.register(harness, port: port, version: "1.0", events: ["message.sent"])
                 let alice = try await harness.user("alice")
                 _ = try await harness.user("bob")
                 let conversation = try await alice.conversation(with: ["bob"])
@@ -129,6 +129,19 @@ struct WebhookDeliveryTests {
 
                 let got = try await receiver.waitFor(5)
                 #expect(got.count == 5)
+                // The delivery log tells the story, newest first.
+                let webhookPath = "/apps/\(api.appID)/webhooks/\(webhookID.split(separator: "/").last!)"
+                let log = try await api.client.request(
+                    .GET, "\(webhookPath)/deliveries", headers: api.auth,
+                    accept: "application/vnd.layer.webhooks+json; version=1.0")
+                #expect(log.status == 200)
+                let entries = try #require(log.json?.arrayValue)
+                #expect(entries.count == 3)
+                #expect(entries.last?["attempts"] == 3)
+                #expect(entries.last?["last_status"] == 204)
+                #expect(entries.last?["delivered_at"]?.stringValue != nil)
+                #expect(entries.last?["type"] == "message.sent")
+                #expect(entries.last?["event_id"]?.stringValue == got[0].headers["layer-webhook-request-id"])
                 let ids = got.map { $0.headers["layer-webhook-request-id"] }
                 // The first event was refused twice, then taken: three attempts with one id, before the others.
                 #expect(ids[0] == ids[1] && ids[1] == ids[2])

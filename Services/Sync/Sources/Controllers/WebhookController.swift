@@ -21,6 +21,7 @@ struct WebhookController: Sendable {
         webhooks.post(use: register)
         webhooks.get(use: list)
         webhooks.get(":webhook", use: get)
+        webhooks.get(":webhook/deliveries", use: deliveries)
         webhooks.post(":webhook/activate", use: activate)
         webhooks.post(":webhook/deactivate", use: deactivate)
         webhooks.delete(":webhook", use: delete)
@@ -39,6 +40,12 @@ struct WebhookController: Sendable {
     @Sendable func get(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let scope = try domain.appScope(request, context)
         return try Response.json(try await domain.webhooks.webhook(try webhookID(context, scope), scope))
+    }
+
+    /// The delivery log: the webhook's latest 100 events, newest first.
+    @Sendable func deliveries(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        return try Response.json(try await domain.webhooks.deliveries(try webhookID(context, scope), scope))
     }
 
     @Sendable func activate(_ request: Request, context: LayerRequestContext) async throws -> Response {

@@ -40,6 +40,18 @@ struct Webhooks: Sendable {
         return WebhookObject(record, urls: scope.urls)
     }
 
+    /// The webhook's latest 100 events and how their delivery went, newest first.
+    func deliveries(_ id: UUID, _ scope: Scope) async throws -> [WebhookDeliveryObject] {
+        guard let webhook = try await repository.webhook(id, app: scope.app, logger: scope.logger) else {
+            throw APIError.notFound("The webhook")
+        }
+        return try await repository.deliveryLog(webhook: id, limit: 100, logger: scope.logger).map { entry in
+            var entry = entry
+            entry.type = WebhookEvents.name(of: entry.kind, version: webhook.version)
+            return entry
+        }
+    }
+
     /// Unverified again, and challenged at once.
     func activate(_ id: UUID, _ scope: Scope) async throws -> WebhookObject {
         guard let record = try await repository.activate(id, app: scope.app, logger: scope.logger) else {

@@ -105,6 +105,27 @@ extension WebhookRepository {
         }
     }
 
+    /// The webhook's latest `limit` events, newest first, with how their delivery went.
+    func deliveryLog(webhook: UUID, limit: Int, logger: Logger) async throws -> [WebhookDeliveryObject] {
+        let rows = try await postgres.query(
+            """
+            SELECT request_id, kind, occurred_at, attempts, last_status, last_error, last_latency_ms, delivered_at,
+                CASE WHEN delivered_at IS NULL THEN next_attempt_at END
+            FROM sync.webhook_deliveries WHERE webhook_id = \(webhook)
+            ORDER BY id DESC LIMIT \(limit)
+            """, logger: logger)
+        var log: [WebhookDeliveryObject] = []
+        for try await row in rows {
+            let (id, kind, occurred, attempts, status, error, latency, delivered, next) = try row.decode(
+                (UUID, String, Date, Int, Int?, String?, Int?, Date?, Date?).self)
+            log.append(
+                WebhookDeliveryObject(
+                    eventID: id.lowercased, kind: kind, occurredAt: occurred, attempts: attempts, lastStatus: status,
+                    lastError: error, latencyMS: latency, deliveredAt: delivered, nextAttemptAt: next))
+        }
+        return log
+    }
+
     static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
