@@ -22,6 +22,8 @@ struct WebhookDeliveryTests {
         }
         let answers = Mutex<[HTTPResponse.Status]>([])
         let deliveries = Mutex<[Delivery]>([])
+        /// How long each delivery is kept waiting before its answer.
+        let delay = Mutex<Duration?>(nil)
 
         func routes(_ router: Router<BasicRequestContext>) {
             router.get("hook") { request, _ -> Response in
@@ -33,13 +35,16 @@ struct WebhookDeliveryTests {
                 var headers: [String: String] = [:]
                 for field in request.headers { headers[field.name.canonicalName] = field.value }
                 self.deliveries.withLock { $0.append(Delivery(headers: headers, body: Data(buffer: body))) }
+                if let delay = self.delay.withLock({ $0 }) { try await Task.sleep(for: delay) }
                 let status = self.answers.withLock { $0.isEmpty ? HTTPResponse.Status.noContent : $0.removeFirst() }
                 return Response(status: status)
             }
         }
 
+        /// The deliveries once there are `count`, or after 30 seconds: other tests' servers share the
+        /// database and take deliveries too, and one that stops halfway holds its lease a few seconds.
         func waitFor(_ count: Int) async throws -> [Delivery] {
-            for _ in 0..<300 {
+            for _ in 0..<600 {
                 let got = deliveries.withLock { $0 }
                 if got.count >= count { return got }
                 try await Task.sleep(for: .milliseconds(50))
@@ -240,6 +245,53 @@ struct WebhookDeliveryTests {
                     #expect(all.count == sent.count, "no event was delivered twice")
                     #expect(Set(ids.compactMap { $0 }) == sent)
                 }
+            }
+        }
+    }
+
+    @Test("A receiver too slow for the whole retry window turns the webhook inactive; activated again, it gets the kept event")
+    func slowReceiverDeactivatesAndActivateDeliversTheKeptEvent() async throws {
+        let receiver = Receiver()
+        receiver.delay.withLock { $0 = .seconds(1) }
+        var configured = SyncSettings()
+        configured.webhookPrivateTargets = true
+        configured.webhookTimeout = .milliseconds(300)
+        configured.webhookRetryWindow = .seconds(2)
+        let settings = configured
+        try await WebPageServer.run(receiver.routes) { port in
+            try await SyncHarness.run(settings: settings) { harness in
+                let (api, webhookID) = try await Self.register(harness, port: port, version: "1.0", events: ["message.sent"])
+                let accept = "application/vnd.layer.webhooks+json; version=1.0"
+                let path = "/apps/\(api.appID)/webhooks/\(webhookID.split(separator: "/").last!)"
+                let alice = try await harness.user("alice")
+                _ = try await harness.user("bob")
+                let message = try await alice.send("too slow", to: try await alice.conversation(with: ["bob"]))
+
+                var webhook: JSONValue?
+                for _ in 0..<600 {
+                    webhook = try await api.client.request(.GET, path, headers: api.auth, accept: accept).json
+                    if webhook?["status"] == "inactive" { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(webhook?["status"] == "inactive")
+                #expect(webhook?["status_reason"]?.stringValue?.hasPrefix("Deliveries failed for 2 seconds") == true)
+                let attempts = receiver.deliveries.withLock { $0 }
+                #expect(attempts.count >= 2)
+                #expect(Set(attempts.map { $0.headers["layer-webhook-request-id"] }).count == 1, "one event, one request id")
+
+                receiver.delay.withLock { $0 = nil }
+                #expect(try await api.client.request(.POST, "\(path)/activate", headers: api.auth, accept: accept).status == 200)
+                let all = try await receiver.waitFor(attempts.count + 1)
+                let last = try #require(all.last)
+                #expect(last.headers["layer-webhook-request-id"] == attempts[0].headers["layer-webhook-request-id"])
+                #expect(try JSONDecoder().decode(JSONValue.self, from: last.body)["message"]?["id"] == message["id"])
+                var delivered = false
+                for _ in 0..<100 where !delivered {
+                    let log = try await api.client.request(.GET, "\(path)/deliveries", headers: api.auth, accept: accept).json
+                    delivered = log?.arrayValue?.first?["delivered_at"]?.stringValue != nil
+                    if !delivered { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(delivered)
             }
         }
     }

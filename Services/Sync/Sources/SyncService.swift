@@ -64,7 +64,8 @@ public struct SyncService: ConfigurableService {
             contentSettings: RichContent.Settings(quotaBytes: settings.contentQuotaBytes), schedules: schedules,
             webhooks: .init(
                 secrets: WebhookSecrets(serviceSecret: settings.contentLinkSecret),
-                targets: WebhookTargets(privateTargets: settings.webhookPrivateTargets), verifications: verifications))
+                targets: WebhookTargets(privateTargets: settings.webhookPrivateTargets), verifications: verifications,
+                delivery: .init(timeout: settings.webhookTimeout, retryWindow: settings.webhookRetryWindow)))
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: views.links,

@@ -26,6 +26,10 @@ public struct SyncSettings: ServiceSettings {
     /// Whether webhooks may point at loopback and private addresses (and then over plain http):
     /// for development (`layer dev` allows them), never where apps are not trusted with the network.
     public var webhookPrivateTargets = false
+    /// How long a webhook's receiver has to answer a delivery with a 2xx.
+    public var webhookTimeout: Duration = .seconds(5)
+    /// How long a webhook's deliveries may keep failing before it turns inactive.
+    public var webhookRetryWindow: Duration = .seconds(30 * 60)
 
     public init(
         maxContentBytes: Int = 50 * 1024 * 1024, push: PushSettings = PushSettings(),
@@ -38,7 +42,8 @@ public struct SyncSettings: ServiceSettings {
 
     /// `LAYER_CONTENT_MAX_BYTES`, `LAYER_CONTENT_QUOTA_BYTES`, `LAYER_UPLOADS_PER_USER`,
     /// `LAYER_CONTENT_GRACE_SECONDS`, `LAYER_AUTH_URL`, `LAYER_NAMES_URL`, `LAYER_CONTENT_LINK_SECRET`
-    /// (required), `LAYER_WEBHOOK_PRIVATE_TARGETS` and the push settings (`LAYER_PUSH_*`).
+    /// (required), `LAYER_WEBHOOK_PRIVATE_TARGETS`, `LAYER_WEBHOOK_TIMEOUT_MS`,
+    /// `LAYER_WEBHOOK_RETRY_WINDOW_SECONDS` and the push settings (`LAYER_PUSH_*`).
     public static func read(_ reader: inout SettingsReader) -> SyncSettings {
         var settings = SyncSettings(
             maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)),
@@ -50,6 +55,9 @@ public struct SyncSettings: ServiceSettings {
         settings.contentLinkSecret = reader.required(
             "LAYER_CONTENT_LINK_SECRET", "the key of signed content links, the same on every sync replica")
         settings.webhookPrivateTargets = reader.boolean("LAYER_WEBHOOK_PRIVATE_TARGETS", default: false)
+        settings.webhookTimeout = .milliseconds(reader.integer("LAYER_WEBHOOK_TIMEOUT_MS", default: 5000, in: 100...60_000))
+        settings.webhookRetryWindow = .seconds(
+            reader.integer("LAYER_WEBHOOK_RETRY_WINDOW_SECONDS", default: 1800, in: 1...(7 * 86400)))
         settings.contentGrace = .seconds(
             reader.integer("LAYER_CONTENT_GRACE_SECONDS", default: 24 * 3600, in: 60...(365 * 86400)))
         return settings

@@ -57,7 +57,7 @@ struct SyncDomain: Sendable {
         exports = Exports(repositories: repositories)
         self.webhooks = Webhooks(
             repositories: repositories, secrets: webhooks.secrets, targets: webhooks.targets,
-            verifications: webhooks.verifications)
+            verifications: webhooks.verifications, delivery: webhooks.delivery)
         scheduled = ScheduledSends(repositories: repositories, views: views, messages: messages)
     }
 
@@ -94,6 +94,7 @@ struct WebhookSettings: Sendable {
     let secrets: WebhookSecrets
     let targets: WebhookTargets
     let verifications: ScheduleAlarm
+    let delivery: WebhookDeliverySettings
 }
 
 /// Who asks (a user, or the app itself), for which app, where the answer's URLs point, and the

@@ -12,19 +12,24 @@ struct Webhooks: Sendable {
     private let targets: WebhookTargets
     /// Wakes this replica's verifier.
     private let verifications: ScheduleAlarm
+    private let delivery: WebhookDeliverySettings
 
-    init(repositories: SyncRepositories, secrets: WebhookSecrets, targets: WebhookTargets, verifications: ScheduleAlarm) {
+    init(
+        repositories: SyncRepositories, secrets: WebhookSecrets, targets: WebhookTargets, verifications: ScheduleAlarm,
+        delivery: WebhookDeliverySettings
+    ) {
         repository = repositories.webhooks
         self.secrets = secrets
         self.targets = targets
         self.verifications = verifications
+        self.delivery = delivery
     }
 
     /// Checks and stores a webhook from the body of a registration; 201 with it, unverified.
     func register(_ body: JSONValue, _ scope: Scope) async throws -> WebhookObject {
         let input = try WebhookInput(body, targets: targets)
         let record = try await repository.create(
-            app: scope.app, input, sealedSecret: try secrets.seal(input.secret), logger: scope.logger)
+            app: scope.app, input, sealedSecret: try secrets.seal(input.secret), delivery: delivery, logger: scope.logger)
         verifications.ring()
         return WebhookObject(record, urls: scope.urls)
     }

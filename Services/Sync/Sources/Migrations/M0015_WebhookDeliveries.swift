@@ -10,6 +10,10 @@ let m0015WebhookDeliveries = Migration(
     15, "webhook_deliveries",
     [
         "ALTER TABLE sync.webhooks ADD COLUMN kinds text[] NOT NULL DEFAULT '{}'",
+        // How long its receiver has to answer, and its deliveries may fail before it turns inactive:
+        // the settings of the replica that registered it, so that every replica holds it to the same.
+        "ALTER TABLE sync.webhooks ADD COLUMN timeout_ms int NOT NULL DEFAULT 5000",
+        "ALTER TABLE sync.webhooks ADD COLUMN retry_window_s int NOT NULL DEFAULT 1800",
         """
         CREATE TABLE sync.webhook_deliveries (
             id bigserial PRIMARY KEY,

@@ -29,12 +29,13 @@ struct WebhookDelivery: Sendable {
 extension WebhookRepository {
     /// Takes up to `limit` deliveries that are due, of active webhooks, each the oldest undelivered
     /// one of its webhook and conversation (so that a conversation's events arrive in order), and
-    /// puts each off by `lease` so that no other replica takes it meanwhile.
-    func dueDeliveries(limit: Int, lease: Duration, logger: Logger) async throws -> [WebhookDelivery] {
-        let seconds = Double(lease.components.seconds)
+    /// puts each off by its webhook's timeout and a few seconds, so that no other replica takes it
+    /// meanwhile, and a replica that stopped halfway holds it up no longer than that.
+    func dueDeliveries(limit: Int, logger: Logger) async throws -> [WebhookDelivery] {
         let rows = try await write(
             """
-            UPDATE sync.webhook_deliveries SET next_attempt_at = now() + \(seconds) * interval '1 second'
+            UPDATE sync.webhook_deliveries SET next_attempt_at = now() + (
+                SELECT (w.timeout_ms + 5000) * interval '1 millisecond' FROM sync.webhooks w WHERE w.id = webhook_id)
             WHERE id IN (
                 SELECT d.id FROM sync.webhook_deliveries d
                 JOIN sync.webhooks w ON w.id = d.webhook_id AND w.status = 'active'
@@ -99,7 +100,7 @@ extension WebhookRepository {
             try await connection.query(
                 """
                 UPDATE sync.webhooks SET status = 'inactive', updated_at = now(),
-                    status_reason = \("Deliveries failed for \(Int(window.components.seconds / 60)) minutes: \(error)")
+                    status_reason = \("Deliveries failed for \(Self.spoken(window)): \(error)")
                 WHERE id = \(delivery.webhookID) AND status = 'active'
                 """, logger: logger)
         }
@@ -124,6 +125,12 @@ extension WebhookRepository {
                     lastError: error, latencyMS: latency, deliveredAt: delivered, nextAttemptAt: next))
         }
         return log
+    }
+
+    /// `30 minutes`, `45 seconds`.
+    static func spoken(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        return seconds % 60 == 0 ? "\(seconds / 60) minutes" : "\(seconds) seconds"
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -20,14 +20,22 @@ struct WebhookRecord: Sendable {
     /// Which verification the webhook waits for (see `sync.webhooks.verification`).
     var verification: Int64
     var createdAt: Date
+    /// How long its receiver has to answer a delivery.
+    var timeout: Duration
+    /// How long its deliveries may fail before it turns inactive.
+    var retryWindow: Duration
 
     static let columns = """
-        id, app_id, version, target_url, events, secret, config::text, status, status_reason, verification, created_at
+        id, app_id, version, target_url, events, secret, config::text, status, status_reason, verification, created_at,
+        timeout_ms, retry_window_s
         """
 
     init(row: PostgresRow) throws {
-        let (id, app, version, target, events, secret, config, status, reason, verification, created) = try row.decode(
-            (UUID, UUID, String, String, [String], ByteBuffer, String?, String, String?, Int64, Date).self)
+        let (id, app, version, target, events, secret, config, status, reason, verification, created, timeout, window) =
+            try row.decode(
+                (UUID, UUID, String, String, [String], ByteBuffer, String?, String, String?, Int64, Date, Int32, Int32).self)
+        self.timeout = .milliseconds(Int(timeout))
+        retryWindow = .seconds(Int(window))
         self.id = id
         appID = app
         self.version = version
@@ -42,6 +50,13 @@ struct WebhookRecord: Sendable {
     }
 }
 
+/// How the deliveries of a new webhook go (``SyncSettings/webhookTimeout`` and
+/// ``SyncSettings/webhookRetryWindow``).
+struct WebhookDeliverySettings: Sendable {
+    var timeout: Duration
+    var retryWindow: Duration
+}
+
 /// The apps' webhooks and their verification.
 struct WebhookRepository: PostgresRepository {
     let postgres: PostgresClient
@@ -51,7 +66,7 @@ struct WebhookRepository: PostgresRepository {
 
     /// Stores a new webhook, unverified and due for its challenge now; 422 past ``maxPerApp``.
     func create(
-        app: UUID, _ input: WebhookInput, sealedSecret: Data, logger: Logger
+        app: UUID, _ input: WebhookInput, sealedSecret: Data, delivery: WebhookDeliverySettings, logger: Logger
     ) async throws -> WebhookRecord {
         let id = UUID()
         let config = input.config.map { JSONValue.object($0.mapValues(JSONValue.string)).jsonText }
@@ -67,9 +82,11 @@ struct WebhookRepository: PostgresRepository {
             }
             let rows = try await connection.query(
                 """
-                INSERT INTO sync.webhooks (id, app_id, version, target_url, events, kinds, secret, config, verify_after)
+                INSERT INTO sync.webhooks (id, app_id, version, target_url, events, kinds, secret, config, verify_after,
+                    timeout_ms, retry_window_s)
                 VALUES (\(id), \(app), \(input.version), \(input.targetURL), \(input.events),
-                    \(WebhookEvents.kinds(of: input.events)), \(ByteBuffer(data: sealedSecret)), \(config)::jsonb, now())
+                    \(WebhookEvents.kinds(of: input.events)), \(ByteBuffer(data: sealedSecret)), \(config)::jsonb, now(),
+                    \(Int32(WebhookRepository.milliseconds(delivery.timeout))), \(Int32(delivery.retryWindow.components.seconds)))
                 RETURNING \(unescaped: WebhookRecord.columns)
                 """, logger: logger)
             for try await row in rows { return try WebhookRecord(row: row) }

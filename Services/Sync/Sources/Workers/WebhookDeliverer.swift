@@ -10,9 +10,9 @@ import ServiceLifecycle
 /// Delivers the webhooks' outbox: each event as `POST <target_url>` with the body rendered in the
 /// webhook's version (the same rendering as the API's), signed with the webhook's secret
 /// (`layer-webhook-signature`, the hex HMAC-SHA1 of the body), and the same
-/// `layer-webhook-request-id` on every attempt. A 2xx within ``timeout`` delivers it; anything
-/// else is tried again later, ever less often, until the webhook's deliveries have failed for
-/// ``retryWindow`` and it turns inactive. Replicas share the outbox under leases; a webhook's
+/// `layer-webhook-request-id` on every attempt. A 2xx within the webhook's timeout delivers it;
+/// anything else is tried again later, ever less often, until the webhook's deliveries have failed
+/// for its retry window and it turns inactive. Replicas share the outbox under leases; a webhook's
 /// events of one conversation go one at a time, in order.
 struct WebhookDeliverer: Service {
     let domain: SyncDomain
@@ -22,30 +22,54 @@ struct WebhookDeliverer: Service {
     let http: HTTPClient
     /// Where the resources of a payload point (the suite's public base URL).
     let baseURL: @Sendable () -> String
-    var timeout: Duration = .seconds(5)
-    var retryWindow: Duration = .seconds(30 * 60)
     let logger: Logger
 
+    /// The most deliveries this replica has in flight at once.
+    var maxInFlight = 64
+
+    /// Keeps up to ``maxInFlight`` deliveries going, each on its own, so that a slow receiver holds
+    /// up nothing but its own events: as one ends, or the alarm rings (or half a second passes), it
+    /// takes more.
     func run() async throws {
+        enum Ended { case delivery, tick }
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                var busy = false
-                do {
-                    let due = try await repository.dueDeliveries(limit: 50, lease: .seconds(60), logger: logger)
-                    busy = due.count == 50
-                    if !due.isEmpty {
-                        let webhooks = try await repository.webhooks(ids: Array(Set(due.map(\.webhookID))), logger: logger)
-                        await withTaskGroup(of: Void.self) { group in
-                            for delivery in due {
-                                guard let webhook = webhooks[delivery.webhookID] else { continue }
-                                group.addTask { await deliver(delivery, to: webhook) }
+            await withTaskGroup(of: Ended.self) { group in
+                var inFlight = 0
+                var ticking = false
+                while !Task.isCancelled {
+                    if inFlight < maxInFlight {
+                        do {
+                            let due = try await repository.dueDeliveries(limit: maxInFlight - inFlight, logger: logger)
+                            if !due.isEmpty {
+                                let webhooks = try await repository.webhooks(
+                                    ids: Array(Set(due.map(\.webhookID))), logger: logger)
+                                for delivery in due {
+                                    guard let webhook = webhooks[delivery.webhookID] else { continue }
+                                    inFlight += 1
+                                    group.addTask {
+                                        await deliver(delivery, to: webhook)
+                                        return .delivery
+                                    }
+                                }
                             }
+                        } catch {
+                            logger.warning("Could not take webhook deliveries", metadata: ["error": "\(error)"])
                         }
                     }
-                } catch {
-                    logger.warning("Could not take webhook deliveries", metadata: ["error": "\(error)"])
+                    if !ticking {
+                        ticking = true
+                        group.addTask {
+                            await alarm.wait(upTo: .milliseconds(500))
+                            return .tick
+                        }
+                    }
+                    switch await group.next() {
+                    case .delivery?: inFlight -= 1
+                    case .tick?: ticking = false
+                    case nil: break
+                    }
                 }
-                if !busy { await alarm.wait(upTo: .milliseconds(500)) }
+                group.cancelAll()
             }
         }
     }
@@ -69,7 +93,7 @@ struct WebhookDeliverer: Service {
             request.headers.add(name: "layer-webhook-request-id", value: delivery.requestID.lowercased)
             request.headers.add(name: "layer-webhook-id", value: "layer:///apps/\(app)/webhooks/\(webhook.id.lowercased)")
             request.body = .bytes(ByteBuffer(data: body))
-            let response = try await http.execute(request, timeout: .init(timeout))
+            let response = try await http.execute(request, timeout: .init(webhook.timeout))
             _ = try await response.body.collect(upTo: 64 * 1024)
             status = Int(response.status.code)
             if !(200..<300).contains(Int(response.status.code)) {
@@ -81,9 +105,13 @@ struct WebhookDeliverer: Service {
         let latency = ContinuousClock.now - started
         do {
             if let failure {
+                logger.info(
+                    "Webhook delivery failed",
+                    metadata: ["webhook": "\(webhook.id)", "attempt": "\(delivery.attempts + 1)", "error": "\(failure)"])
                 try await repository.failed(
                     delivery, status: status, error: failure, latency: latency,
-                    retryAt: Date().addingTimeInterval(Self.backoff(attempt: delivery.attempts + 1)), window: retryWindow,
+                    retryAt: Date().addingTimeInterval(Self.backoff(attempt: delivery.attempts + 1)),
+                    window: webhook.retryWindow,
                     logger: logger)
             } else {
                 try await repository.delivered(delivery, status: status ?? 200, latency: latency, logger: logger)
