@@ -210,6 +210,112 @@ struct WebhookDeliveryTests {
         }
     }
 
+    @Test(
+        "Every change of a conversation or a channel reaches a 2.0 or 3.0 webhook by its Type.action name, in order",
+        arguments: ["2.0", "3.0"])
+    func objectEvents(_ version: String) async throws {
+        let receiver = Receiver()
+        try await WebPageServer.run(receiver.routes) { port in
+            var settings = SyncSettings()
+            settings.webhookPrivateTargets = true
+            try await SyncHarness.run(settings: settings) { harness in
+                let events = [
+                    "Message.created", "Message.deleted", "Receipt.created", "Conversation.created",
+                    "Conversation.updated", "Conversation.deleted", "Participation.created", "Participation.deleted",
+                    "Channel.created", "Channel.updated", "Channel.deleted", "Membership.created", "Membership.deleted",
+                ]
+                let (api, _) = try await Self.register(harness, port: port, version: version, events: events)
+                let alice = try await harness.user("alice")
+                let bob = try await harness.user("bob")
+                let carol = try await harness.user("carol")
+
+                let conversation = try await alice.conversation(with: ["bob"])
+                let title: JSONValue = [["operation": "set", "property": "metadata.title", "value": "Hooks"]]
+                #expect(try await alice.patch("/\(path(conversation))", title).status == 204)
+                let add: JSONValue = [["operation": "add", "property": "participants", "value": "carol"]]
+                #expect(try await alice.patch("/\(path(conversation))", add).status == 204)
+                let first = try await alice.send("one", to: conversation)
+                let second = try await alice.send("two", to: conversation)
+                #expect(
+                    try await bob.post("/\(path(try #require(first["id"]?.stringValue)))/receipts", ["type": "read"]).status
+                        == 204)
+                #expect(try await carol.post("/\(path(conversation))/mark_all_read", [:]).status == 204)
+                let remove: JSONValue = [["operation": "remove", "property": "participants", "value": "carol"]]
+                #expect(try await alice.patch("/\(path(conversation))", remove).status == 204)
+                let uuid = String(conversation.split(separator: "/").last!)
+                let secondUUID = String(try #require(second["id"]?.stringValue).split(separator: "/").last!)
+                #expect(try await api.delete("/conversations/\(uuid)/messages/\(secondUUID)").status == 204)
+                #expect(try await alice.delete("/\(path(conversation))?mode=all_participants").status == 204)
+
+                let channel = try await alice.channel("hooks", members: ["bob"])
+                #expect(try await carol.join(channel).status == 204)
+                let topic: JSONValue = [["operation": "set", "property": "metadata.topic", "value": "deliveries"]]
+                #expect(try await alice.patch("/\(path(channel))", topic).status == 204)
+                let posted = try await bob.post("/\(path(channel))/messages", .object(textMessage("in the channel")))
+                let channelMessage = try #require(posted.json?["id"]?.stringValue)
+                #expect(try await alice.delete("/\(path(channelMessage))").status == 204)
+                #expect(try await carol.leave(channel).status == 204)
+                #expect(try await alice.delete("/\(path(channel))").status == 204)
+
+                let conversationEvents = [
+                    "Conversation.created", "Conversation.updated", "Participation.created", "Message.created",
+                    "Message.created", "Receipt.created", "Receipt.created", "Participation.deleted", "Message.deleted",
+                    "Conversation.deleted",
+                ]
+                let channelEvents = [
+                    "Channel.created", "Membership.created", "Channel.updated", "Message.created", "Message.deleted",
+                    "Membership.deleted", "Channel.deleted",
+                ]
+                let got = try await receiver.waitFor(conversationEvents.count + channelEvents.count)
+                #expect(got.count == conversationEvents.count + channelEvents.count)
+                for delivery in got {
+                    #expect(delivery.headers["layer-webhook-signature"] == Self.signature(delivery.body))
+                    #expect(delivery.headers["user-agent"] == "layer-webhooks/\(version)")
+                }
+                let bodies = try got.map { try JSONDecoder().decode(JSONValue.self, from: $0.body) }
+                let inChannel = bodies.filter {
+                    $0["channel"] != nil || $0["membership"] != nil || $0["message"]?["channel"] != nil
+                }
+                let inConversation = bodies.filter { body in !inChannel.contains(body) }
+                #expect(inConversation.map { $0["event"]?["type"]?.stringValue } == conversationEvents)
+                #expect(inChannel.map { $0["event"]?["type"]?.stringValue } == channelEvents)
+                guard inConversation.count == conversationEvents.count, inChannel.count == channelEvents.count else { return }
+
+                #expect(inConversation[0]["actor"]?["user_id"] == "alice")
+                #expect(inConversation[0]["conversation"]?["id"]?.stringValue == conversation)
+                #expect(inConversation[1]["conversation"]?["metadata"]?["title"] == "Hooks")
+                #expect(inConversation[2]["changes"] == [["id": .string(LayerID.identity(userID: "carol")), "user_id": "carol"]])
+                #expect(inConversation[3]["message"]?["id"] == first["id"])
+                #expect(inConversation[3]["actor"]?["user_id"] == "alice")
+                let position = try #require(first["position"])
+                #expect(inConversation[5]["actor"]?["user_id"] == "bob")
+                #expect(inConversation[5]["receipt"] == ["type": "Read", "positions": ["from": position, "to": position]])
+                #expect(inConversation[5]["conversation"]?["id"]?.stringValue == conversation)
+                // Marking all read is one receipt of the range it covers.
+                #expect(inConversation[6]["actor"]?["user_id"] == "carol")
+                #expect(inConversation[6]["receipt"]?["positions"]?["to"] == second["position"])
+                #expect(inConversation[7]["changes"]?[0]?["user_id"] == "carol")
+                #expect(inConversation[8]["message"]?["id"] == second["id"])
+                #expect(inConversation[9]["conversation"]?["id"]?.stringValue == conversation)
+
+                #expect(inChannel[0]["channel"]?["id"]?.stringValue == channel)
+                #expect(inChannel[0]["channel"]?["name"] == "hooks")
+                #expect(inChannel[0]["actor"]?["user_id"] == "alice")
+                #expect(inChannel[1]["membership"]?["identity"]?["user_id"] == "carol")
+                #expect(inChannel[1]["membership"]?["role"] == "user")
+                #expect(inChannel[2]["channel"]?["metadata"]?["topic"] == "deliveries")
+                #expect(inChannel[3]["message"]?["id"]?.stringValue == channelMessage)
+                // Rendered when delivered: a message deleted by then is told by its ids, without its content.
+                let parts = inChannel[3]["message"]?["parts"]
+                #expect(parts == nil || parts?[0]?["body"] == "in the channel")
+                #expect(inChannel[3]["actor"]?["user_id"] == "bob")
+                #expect(inChannel[4]["message"]?["id"]?.stringValue == channelMessage)
+                #expect(inChannel[5]["membership"]?["id"]?.stringValue == "\(channel)/members/carol")
+                #expect(inChannel[6]["channel"]?["id"]?.stringValue == channel)
+            }
+        }
+    }
+
     @Test("Two replicas of the sync service share the outbox: each event is delivered once")
     func twoReplicasDeliverOnce() async throws {
         let receiver = Receiver()

@@ -60,12 +60,15 @@ let m0015WebhookDeliveries = Migration(
         """
         CREATE FUNCTION sync.webhook_message_events() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-            IF NEW.conversation_id IS NULL THEN RETURN NULL; END IF;
+            -- A channel message has no 1.0 event: channels came with 2.0, whose names its kinds take.
             IF TG_OP = 'INSERT' THEN
                 PERFORM sync.record_webhook_event(
-                    NEW.app_id, 'message.sent', NEW.conversation_id, NEW.id, NEW.sender_id, NEW.sender_name);
+                    NEW.app_id, CASE WHEN NEW.channel_id IS NULL THEN 'message.sent' ELSE 'Message.created' END,
+                    coalesce(NEW.conversation_id, NEW.channel_id), NEW.id, NEW.sender_id, NEW.sender_name);
             ELSIF NEW.deleted_at IS NOT NULL AND OLD.deleted_at IS NULL THEN
-                PERFORM sync.record_webhook_event(NEW.app_id, 'message.deleted', NEW.conversation_id, NEW.id, NULL, NULL);
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, CASE WHEN NEW.channel_id IS NULL THEN 'message.deleted' ELSE 'Message.deleted' END,
+                    coalesce(NEW.conversation_id, NEW.channel_id), NEW.id, NULL, NULL);
             END IF;
             RETURN NULL;
         END $$
@@ -76,13 +79,17 @@ let m0015WebhookDeliveries = Migration(
         """,
         """
         CREATE FUNCTION sync.webhook_receipt_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            receipted sync.messages%ROWTYPE;
         BEGIN
             IF TG_OP = 'UPDATE' AND NEW.status <= OLD.status THEN RETURN NULL; END IF;
             IF NEW.status IN (1, 2) THEN
+                SELECT * INTO receipted FROM sync.messages m WHERE m.id = NEW.message_id;
+                -- 2.0 and 3.0 speak of receipts by position (`Receipt.created`).
                 PERFORM sync.record_webhook_event(
                     NEW.app_id, CASE NEW.status WHEN 1 THEN 'message.delivered' ELSE 'message.read' END,
-                    (SELECT m.conversation_id FROM sync.messages m WHERE m.id = NEW.message_id), NEW.message_id,
-                    NEW.user_id, NULL);
+                    receipted.conversation_id, NEW.message_id, NEW.user_id, NULL,
+                    jsonb_build_object('from', receipted.position, 'to', receipted.position));
             END IF;
             RETURN NULL;
         END $$
@@ -119,7 +126,16 @@ let m0015WebhookDeliveries = Migration(
         """,
         """
         CREATE FUNCTION sync.webhook_participant_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            change text;
         BEGIN
+            -- Marking everything up to a position read: one receipt of that range (2.0 and 3.0 only;
+            -- a 1.0 webhook hears of receipts one message at a time).
+            IF TG_OP = 'UPDATE' AND NEW.read_position > OLD.read_position THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, 'Receipt.created', NEW.conversation_id, NULL, NEW.user_id, NULL,
+                    jsonb_build_object('from', OLD.read_position + 1, 'to', NEW.read_position));
+            END IF;
             IF TG_OP = 'UPDATE' AND NEW.left_position IS NOT DISTINCT FROM OLD.left_position THEN RETURN NULL; END IF;
             -- The participants a new conversation starts with are its creation, not a change.
             IF TG_OP = 'INSERT' AND EXISTS (
@@ -127,21 +143,77 @@ let m0015WebhookDeliveries = Migration(
             ) THEN
                 RETURN NULL;
             END IF;
-            -- One event for a change of several participants.
-            IF EXISTS (
-                SELECT 1 FROM sync.webhook_deliveries d
-                WHERE d.conversation_id = NEW.conversation_id AND d.kind = 'conversation.updated.participants'
-                  AND d.xmin = pg_current_xact_id()::xid
-            ) THEN
-                RETURN NULL;
+            -- One event for a change of several participants in one transaction: 1.0's, and 2.0's of
+            -- those who joined and of those who left, each listing them. (The rows of this
+            -- transaction are found through the listening webhooks and the order index.)
+            change := CASE WHEN NEW.left_position IS NULL THEN 'Participation.created' ELSE 'Participation.deleted' END;
+            UPDATE sync.webhook_deliveries d SET data = jsonb_set(d.data, '{changes}', d.data->'changes' || to_jsonb(NEW.user_id))
+            WHERE d.webhook_id IN (SELECT w.id FROM sync.webhooks w WHERE w.app_id = NEW.app_id)
+              AND d.conversation_id = NEW.conversation_id AND d.delivered_at IS NULL AND d.kind = change
+              AND d.xmin = pg_current_xact_id()::xid;
+            IF NOT FOUND THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, change, NEW.conversation_id, NULL, NULL, NULL,
+                    jsonb_build_object('changes', jsonb_build_array(NEW.user_id)));
             END IF;
-            PERFORM sync.record_webhook_event(
-                NEW.app_id, 'conversation.updated.participants', NEW.conversation_id, NULL, NULL, NULL);
+            IF NOT EXISTS (
+                SELECT 1 FROM sync.webhook_deliveries d
+                WHERE d.webhook_id IN (SELECT w.id FROM sync.webhooks w WHERE w.app_id = NEW.app_id)
+                  AND d.conversation_id = NEW.conversation_id AND d.delivered_at IS NULL
+                  AND d.kind = 'conversation.updated.participants' AND d.xmin = pg_current_xact_id()::xid
+            ) THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, 'conversation.updated.participants', NEW.conversation_id, NULL, NULL, NULL);
+            END IF;
             RETURN NULL;
         END $$
         """,
         """
-        CREATE TRIGGER webhook_participant_events AFTER INSERT OR UPDATE OF left_position ON sync.participants
-        FOR EACH ROW EXECUTE FUNCTION sync.webhook_participant_events()
+        CREATE TRIGGER webhook_participant_events AFTER INSERT OR UPDATE OF left_position, read_position
+        ON sync.participants FOR EACH ROW EXECUTE FUNCTION sync.webhook_participant_events()
+        """,
+        """
+        CREATE FUNCTION sync.webhook_channel_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, 'Channel.created', NEW.id, NULL, NEW.created_by, NULL,
+                    jsonb_build_object('metadata', NEW.metadata));
+            ELSIF NEW.deleted_at IS NOT NULL AND OLD.deleted_at IS NULL THEN
+                PERFORM sync.record_webhook_event(NEW.app_id, 'Channel.deleted', NEW.id, NULL, NULL, NULL);
+            ELSIF NEW.metadata IS DISTINCT FROM OLD.metadata THEN
+                PERFORM sync.record_webhook_event(
+                    NEW.app_id, 'Channel.updated', NEW.id, NULL, NULL, NULL, jsonb_build_object('metadata', NEW.metadata));
+            END IF;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER webhook_channel_events AFTER INSERT OR UPDATE OF metadata, deleted_at ON sync.channels
+        FOR EACH ROW EXECUTE FUNCTION sync.webhook_channel_events()
+        """,
+        """
+        CREATE FUNCTION sync.webhook_membership_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            -- A channel's creator joins it as it is made: that is the channel's creation.
+            IF TG_OP = 'INSERT' THEN
+                IF NOT EXISTS (
+                    SELECT 1 FROM sync.channels c WHERE c.id = NEW.channel_id AND c.created_at >= now()
+                ) THEN
+                    PERFORM sync.record_webhook_event(
+                        NEW.app_id, 'Membership.created', NEW.channel_id, NULL, NULL, NULL,
+                        jsonb_build_object('user_id', NEW.user_id, 'role', NEW.role, 'joined_at', NEW.joined_at));
+                END IF;
+                RETURN NULL;
+            END IF;
+            PERFORM sync.record_webhook_event(
+                OLD.app_id, 'Membership.deleted', OLD.channel_id, NULL, NULL, NULL,
+                jsonb_build_object('user_id', OLD.user_id, 'role', OLD.role, 'joined_at', OLD.joined_at));
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER webhook_membership_events AFTER INSERT OR DELETE ON sync.channel_members
+        FOR EACH ROW EXECUTE FUNCTION sync.webhook_membership_events()
         """,
     ])

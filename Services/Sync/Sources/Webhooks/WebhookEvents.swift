@@ -22,27 +22,31 @@ enum WebhookEvents {
         }
     }
 
-    /// The kinds a change records (the 1.0 names, for every version) that `events` listen to.
+    /// The kinds a change records that `events` listen to. A change records one kind for every
+    /// version: the 1.0 name where 1.0 has the event, else its 2.0 name (a channel's events,
+    /// participants who joined or left, marking all read).
     static func kinds(of events: [String]) -> [String] {
         var kinds: [String] = []
         for event in events {
-            for kind in renamed[event] ?? [event] where !kinds.contains(kind) { kinds.append(kind) }
+            for kind in recorded[event] ?? [event] where !kinds.contains(kind) { kinds.append(kind) }
         }
         return kinds
     }
 
     /// The name of a recorded `kind` in `version`.
     static func name(of kind: String, version: String) -> String {
-        guard version != "1.0" else { return kind }
-        return renamed.first { $0.value.first == kind }?.key ?? kind
+        guard version != "1.0", kind.first?.isLowercase == true else { return kind }
+        return recorded.first { $0.value.contains(kind) }?.key ?? kind
     }
 
-    /// The 2.0 names of what 1.0 names otherwise.
-    static let renamed: [String: [String]] = [
-        "Message.created": ["message.sent"], "Message.deleted": ["message.deleted"],
-        "Receipt.created": ["message.delivered", "message.read"], "Conversation.created": ["conversation.created"],
-        "Conversation.updated": ["conversation.updated.metadata"], "Conversation.deleted": ["conversation.deleted"],
-        "Participation.created": ["conversation.updated.participants"],
+    /// The kinds recorded for the 2.0 events that 1.0 has under other names: a message sent to a
+    /// conversation (`message.sent`) or to a channel (`Message.created`), a receipt of one message
+    /// or of all up to a position.
+    static let recorded: [String: [String]] = [
+        "Message.created": ["message.sent", "Message.created"], "Message.deleted": ["message.deleted", "Message.deleted"],
+        "Receipt.created": ["message.delivered", "message.read", "Receipt.created"],
+        "Conversation.created": ["conversation.created"], "Conversation.updated": ["conversation.updated.metadata"],
+        "Conversation.deleted": ["conversation.deleted"],
     ]
 
     /// The events of 2.0, which 3.0 keeps. Marking all read is a `Receipt.created` of a range of

@@ -137,18 +137,8 @@ struct WebhookDeliverer: Service {
         let urls = URLBuilder(base: baseURL(), serverAPIApp: delivery.appID)
         let scope = Scope(app: delivery.appID, caller: .app, isBackend: true, urls: urls, logger: logger)
         let type = WebhookEvents.name(of: delivery.kind, version: webhook.version)
-        var body: [String: JSONValue] = [:]
-        try await APIVersion.$current.withValue(version) {
-            if let id = delivery.messageID {
-                body["message"] = try await message(id, conversation: delivery.conversationID, scope)
-            } else if let id = delivery.conversationID {
-                var conversation = try await conversation(id, scope)
-                if case .object(var fields) = conversation, let metadata = delivery.data?["metadata"] {
-                    fields["metadata"] = metadata
-                    conversation = .object(fields)
-                }
-                body["conversation"] = conversation
-            }
+        var body = try await APIVersion.$current.withValue(version) {
+            try await resources(delivery, version: version, scope)
         }
         var event: [String: JSONValue] = [
             "id": .string(delivery.requestID.lowercased), "type": .string(type),
@@ -161,16 +151,93 @@ struct WebhookDeliverer: Service {
                 event["actor"] = ["name": .string(name)]
             }
         } else if let actor = delivery.actorID {
-            let identity = try? await APIVersion.$current.withValue(version) {
-                try jsonValue(try await domain.identities.identity(actor, scope))
-            }
-            body["actor"] = identity ?? ["id": .string(LayerID.identity(userID: actor)), "user_id": .string(actor)]
+            body["actor"] = await identity(actor, version: version, scope)
         } else if let name = delivery.actorName {
             body["actor"] = ["name": .string(name)]
         }
         body["event"] = .object(event)
         if let config = webhook.config { body["config"] = .object(config.mapValues(JSONValue.string)) }
         return try StreamingJSONEncoder.data(JSONValue.object(body))
+    }
+
+    /// What the event is about, by the names of the webhook's version: 1.0 tells of a receipt
+    /// with its message and of participants with their conversation; 2.0 and 3.0 with the
+    /// `receipt`'s positions and the `changes`.
+    private func resources(_ delivery: WebhookDelivery, version: APIVersion, _ scope: Scope) async throws
+        -> [String: JSONValue]
+    {
+        let container = delivery.conversationID
+        let data = delivery.data ?? [:]
+        if version != .v1_0, ["message.delivered", "message.read", "Receipt.created"].contains(delivery.kind) {
+            guard let container else { return [:] }
+            return [
+                "conversation": reference(.conversations, container, url: scope.urls.conversation(container)),
+                "receipt": [
+                    "type": delivery.kind == "message.delivered" ? "Delivery" : "Read",
+                    "positions": ["from": data["from"] ?? .null, "to": data["to"] ?? .null],
+                ],
+            ]
+        }
+        switch delivery.kind {
+        case "Participation.created", "Participation.deleted":
+            guard let container else { return [:] }
+            var users: [String] = []
+            if case .array(let values)? = data["changes"] { users = values.compactMap(\.stringValue) }
+            return [
+                "conversation": reference(.conversations, container, url: scope.urls.conversation(container)),
+                "changes": .array(
+                    users.map { ["id": .string(LayerID.identity(userID: $0)), "user_id": .string($0)] }),
+            ]
+        case "Message.created", "Message.deleted":
+            guard let id = delivery.messageID, let channel = container else { return [:] }
+            if let found = try? await domain.channels.message(id, scope) { return ["message": try jsonValue(found)] }
+            return ["message": ["id": .string(LayerID(.messages, id).uri), "channel": channelReference(channel, scope)]]
+        case "Channel.created", "Channel.updated", "Channel.deleted":
+            guard let channel = container else { return [:] }
+            guard case .object(var fields) = try? jsonValue(try await domain.channels.channel(channel, scope)) else {
+                return ["channel": channelReference(channel, scope)]
+            }
+            if let metadata = data["metadata"] { fields["metadata"] = metadata }
+            return ["channel": .object(fields)]
+        case "Membership.created", "Membership.deleted":
+            guard let channel = container, let user = data["user_id"]?.stringValue else { return [:] }
+            return [
+                "membership": [
+                    "id": .string(LayerID.membership(of: user, in: channel)),
+                    "url": .string(scope.urls.membership(of: user, in: channel)),
+                    "channel": channelReference(channel, scope),
+                    "identity": await identity(user, version: version, scope),
+                    "role": data["role"] ?? .null, "joined_at": data["joined_at"] ?? .null,
+                ]
+            ]
+        default:
+            if let id = delivery.messageID {
+                return ["message": try await message(id, conversation: container, scope)]
+            }
+            guard let id = container else { return [:] }
+            var conversation = try await conversation(id, scope)
+            if case .object(var fields) = conversation, let metadata = data["metadata"] {
+                fields["metadata"] = metadata
+                conversation = .object(fields)
+            }
+            return ["conversation": conversation]
+        }
+    }
+
+    /// A user's identity as the app reads it; only its ids if it cannot be read.
+    private func identity(_ user: String, version: APIVersion, _ scope: Scope) async -> JSONValue {
+        let found = try? await APIVersion.$current.withValue(version) {
+            try jsonValue(try await domain.identities.identity(user, scope))
+        }
+        return found ?? ["id": .string(LayerID.identity(userID: user)), "user_id": .string(user)]
+    }
+
+    private func reference(_ kind: LayerID.Collection, _ id: UUID, url: String) -> JSONValue {
+        ["id": .string(LayerID(kind, id).uri), "url": .string(url)]
+    }
+
+    private func channelReference(_ id: UUID, _ scope: Scope) -> JSONValue {
+        reference(.channels, id, url: scope.urls.channel(id))
     }
 
     /// The message as the app reads it; once deleted, its id and its conversation's.
@@ -180,9 +247,7 @@ struct WebhookDeliverer: Service {
         }
         var object: [String: JSONValue] = ["id": .string(LayerID(.messages, id).uri)]
         if let conversation {
-            object["conversation"] = [
-                "id": .string(LayerID(.conversations, conversation).uri), "url": .string(scope.urls.conversation(conversation)),
-            ]
+            object["conversation"] = reference(.conversations, conversation, url: scope.urls.conversation(conversation))
         }
         return .object(object)
     }
@@ -190,6 +255,6 @@ struct WebhookDeliverer: Service {
     /// The conversation in the app's view; once deleted, its id.
     private func conversation(_ id: UUID, _ scope: Scope) async throws -> JSONValue {
         if let found = try? await domain.conversations.conversation(id, scope) { return try jsonValue(found) }
-        return ["id": .string(LayerID(.conversations, id).uri), "url": .string(scope.urls.conversation(id))]
+        return reference(.conversations, id, url: scope.urls.conversation(id))
     }
 }
