@@ -14,11 +14,15 @@ struct OperatorClient {
         let description: String
     }
 
-    func call(_ method: HTTPMethod, _ path: String, body: JSONValue? = nil) async throws -> JSONValue? {
+    /// Calls the operator API; or, with `bearer`, the API that token opens (`accept` says which).
+    func call(
+        _ method: HTTPMethod, _ path: String, body: JSONValue? = nil, bearer: String? = nil,
+        accept: String = MediaType.layerJSON
+    ) async throws -> JSONValue? {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.headers.add(name: "Accept", value: MediaType.layerJSON)
+        request.headers.add(name: "Authorization", value: "Bearer \(bearer ?? token)")
+        request.headers.add(name: "Accept", value: accept)
         if let body {
             request.headers.add(name: "Content-Type", value: MediaType.json)
             request.body = .bytes(ByteBuffer(data: try StreamingJSONEncoder.data(body)))
@@ -60,6 +64,22 @@ struct OperatorClient {
             try await call(
                 .POST, "/admin/apps/\(Self.segment(app))/providers/\(Self.segment(provider))/keys",
                 body: ["public_key": .string(publicKeyPEM)]), "id")
+    }
+
+    /// Runs `body` with a Server API token of `app` minted for it, and revokes the token after.
+    func withServerAPIToken<T>(app: String, _ body: (String) async throws -> T) async throws -> T {
+        let tokens = "/admin/apps/\(Self.segment(app))/tokens"
+        let minted = try await call(.POST, tokens)
+        let token = try string(minted, "token")
+        let id = try string(minted, "id")
+        do {
+            let result = try await body(token)
+            _ = try await call(.DELETE, "\(tokens)/\(Self.segment(id))")
+            return result
+        } catch {
+            _ = try? await call(.DELETE, "\(tokens)/\(Self.segment(id))")
+            throw error
+        }
     }
 
     func keyPath(app: String, provider: String, key: String) -> String {

@@ -65,7 +65,9 @@ public struct SyncService: ConfigurableService {
             webhooks: .init(
                 secrets: WebhookSecrets(serviceSecret: settings.contentLinkSecret),
                 targets: WebhookTargets(privateTargets: settings.webhookPrivateTargets), verifications: verifications,
-                delivery: .init(timeout: settings.webhookTimeout, retryWindow: settings.webhookRetryWindow)))
+                deliveries: deliveries,
+                delivery: .init(
+                    timeout: settings.webhookTimeout, retryWindow: settings.webhookRetryWindow, keep: settings.webhookKeep)))
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: views.links,

@@ -25,6 +25,10 @@ struct WebhookController: Sendable {
         webhooks.post(":webhook/activate", use: activate)
         webhooks.post(":webhook/deactivate", use: deactivate)
         webhooks.delete(":webhook", use: delete)
+        // The operator's (and the app's) extensions: `layer admin webhooks pause|resume|replay`.
+        webhooks.post(":webhook/pause", use: pause)
+        webhooks.post(":webhook/resume", use: resume)
+        webhooks.post(":webhook/replay", use: replay)
     }
 
     @Sendable func register(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -56,6 +60,26 @@ struct WebhookController: Sendable {
     @Sendable func deactivate(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let scope = try domain.appScope(request, context)
         return try Response.json(try await domain.webhooks.deactivate(try webhookID(context, scope), scope))
+    }
+
+    @Sendable func pause(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        return try Response.json(try await domain.webhooks.pause(try webhookID(context, scope), scope))
+    }
+
+    @Sendable func resume(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        return try Response.json(try await domain.webhooks.resume(try webhookID(context, scope), scope))
+    }
+
+    /// `{"since": "<ISO-8601>"}` (optional): 202 with how many events go out again.
+    @Sendable func replay(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        let id = try webhookID(context, scope)
+        struct Body: Decodable { var since: Date? }
+        let since = try await request.decodeOptionalJSON(Body.self, limit: 4096)?.since
+        let count = try await domain.webhooks.replay(id, since: since, scope)
+        return try Response.json(["events": JSONValue.number(Double(count))], status: .accepted)
     }
 
     @Sendable func delete(_ request: Request, context: LayerRequestContext) async throws -> Response {

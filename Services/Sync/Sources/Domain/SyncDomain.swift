@@ -57,7 +57,7 @@ struct SyncDomain: Sendable {
         exports = Exports(repositories: repositories)
         self.webhooks = Webhooks(
             repositories: repositories, secrets: webhooks.secrets, targets: webhooks.targets,
-            verifications: webhooks.verifications, delivery: webhooks.delivery)
+            verifications: webhooks.verifications, deliveries: webhooks.deliveries, delivery: webhooks.delivery)
         scheduled = ScheduledSends(repositories: repositories, views: views, messages: messages)
     }
 
@@ -94,6 +94,7 @@ struct WebhookSettings: Sendable {
     let secrets: WebhookSecrets
     let targets: WebhookTargets
     let verifications: ScheduleAlarm
+    let deliveries: ScheduleAlarm
     let delivery: WebhookDeliverySettings
 }
 

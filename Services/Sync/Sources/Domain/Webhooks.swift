@@ -12,12 +12,15 @@ struct Webhooks: Sendable {
     private let targets: WebhookTargets
     /// Wakes this replica's verifier.
     private let verifications: ScheduleAlarm
+    /// Wakes this replica's deliverer.
+    private let deliveries: ScheduleAlarm
     private let delivery: WebhookDeliverySettings
 
     init(
         repositories: SyncRepositories, secrets: WebhookSecrets, targets: WebhookTargets, verifications: ScheduleAlarm,
-        delivery: WebhookDeliverySettings
+        deliveries: ScheduleAlarm, delivery: WebhookDeliverySettings
     ) {
+        self.deliveries = deliveries
         repository = repositories.webhooks
         self.secrets = secrets
         self.targets = targets
@@ -74,6 +77,33 @@ struct Webhooks: Sendable {
             throw APIError.notFound("The webhook")
         }
         return WebhookObject(record, urls: scope.urls)
+    }
+
+    /// Stops deliveries until ``resume(_:_:)``, while its events are still recorded and kept.
+    func pause(_ id: UUID, _ scope: Scope) async throws -> WebhookObject {
+        guard let record = try await repository.pause(id, app: scope.app, logger: scope.logger) else {
+            throw APIError.notFound("The webhook")
+        }
+        return WebhookObject(record, urls: scope.urls)
+    }
+
+    /// Active again, delivering first what it missed while paused.
+    func resume(_ id: UUID, _ scope: Scope) async throws -> WebhookObject {
+        guard let record = try await repository.resume(id, app: scope.app, logger: scope.logger) else {
+            throw APIError.notFound("The webhook")
+        }
+        deliveries.ring()
+        return WebhookObject(record, urls: scope.urls)
+    }
+
+    /// Sends again the kept events delivered since `since` (all of them without it); how many.
+    func replay(_ id: UUID, since: Date?, _ scope: Scope) async throws -> Int {
+        guard try await repository.webhook(id, app: scope.app, logger: scope.logger) != nil else {
+            throw APIError.notFound("The webhook")
+        }
+        let count = try await repository.replay(id, since: since ?? .distantPast, logger: scope.logger)
+        deliveries.ring()
+        return count
     }
 
     func delete(_ id: UUID, _ scope: Scope) async throws {

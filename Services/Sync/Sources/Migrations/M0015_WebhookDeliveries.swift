@@ -14,6 +14,10 @@ let m0015WebhookDeliveries = Migration(
         // the settings of the replica that registered it, so that every replica holds it to the same.
         "ALTER TABLE sync.webhooks ADD COLUMN timeout_ms int NOT NULL DEFAULT 5000",
         "ALTER TABLE sync.webhooks ADD COLUMN retry_window_s int NOT NULL DEFAULT 1800",
+        // How long its events are kept, delivered (for the log and replays) or not (for an activate).
+        "ALTER TABLE sync.webhooks ADD COLUMN keep_s int NOT NULL DEFAULT 86400",
+        // Paused by the operator: inactive, but still recording events, which a resume delivers.
+        "ALTER TABLE sync.webhooks ADD COLUMN paused boolean NOT NULL DEFAULT false",
         """
         CREATE TABLE sync.webhook_deliveries (
             id bigserial PRIMARY KEY,
@@ -45,7 +49,9 @@ let m0015WebhookDeliveries = Migration(
         CREATE INDEX webhook_deliveries_in_order ON sync.webhook_deliveries (webhook_id, conversation_id, id)
         WHERE delivered_at IS NULL
         """,
-        "CREATE INDEX webhooks_listening ON sync.webhooks (app_id) WHERE status <> 'inactive'",
+        // Old events are found by age for pruning; a BRIN index costs next to nothing per row.
+        "CREATE INDEX webhook_deliveries_age ON sync.webhook_deliveries USING brin (occurred_at)",
+        "CREATE INDEX webhooks_listening ON sync.webhooks (app_id) WHERE status <> 'inactive' OR paused",
         """
         CREATE FUNCTION sync.record_webhook_event(
             p_app uuid, p_kind text, p_conversation uuid, p_message uuid, p_actor text, p_actor_name text,
@@ -54,7 +60,8 @@ let m0015WebhookDeliveries = Migration(
             INSERT INTO sync.webhook_deliveries
                 (webhook_id, app_id, kind, conversation_id, message_id, actor_id, actor_name, data, occurred_at)
             SELECT w.id, p_app, p_kind, p_conversation, p_message, p_actor, p_actor_name, p_data, clock_timestamp()
-            FROM sync.webhooks w WHERE w.app_id = p_app AND w.status <> 'inactive' AND p_kind = ANY(w.kinds)
+            FROM sync.webhooks w
+            WHERE w.app_id = p_app AND (w.status <> 'inactive' OR w.paused) AND p_kind = ANY(w.kinds)
         $$
         """,
         """

@@ -24,16 +24,20 @@ struct WebhookRecord: Sendable {
     var timeout: Duration
     /// How long its deliveries may fail before it turns inactive.
     var retryWindow: Duration
+    /// Paused by the operator: inactive, still recording events.
+    var paused: Bool
 
     static let columns = """
         id, app_id, version, target_url, events, secret, config::text, status, status_reason, verification, created_at,
-        timeout_ms, retry_window_s
+        timeout_ms, retry_window_s, paused
         """
 
     init(row: PostgresRow) throws {
-        let (id, app, version, target, events, secret, config, status, reason, verification, created, timeout, window) =
+        let (id, app, version, target, events, secret, config, status, reason, verification, created, timeout, window, paused) =
             try row.decode(
-                (UUID, UUID, String, String, [String], ByteBuffer, String?, String, String?, Int64, Date, Int32, Int32).self)
+                (UUID, UUID, String, String, [String], ByteBuffer, String?, String, String?, Int64, Date, Int32, Int32, Bool)
+                    .self)
+        self.paused = paused
         self.timeout = .milliseconds(Int(timeout))
         retryWindow = .seconds(Int(window))
         self.id = id
@@ -50,11 +54,12 @@ struct WebhookRecord: Sendable {
     }
 }
 
-/// How the deliveries of a new webhook go (``SyncSettings/webhookTimeout`` and
-/// ``SyncSettings/webhookRetryWindow``).
+/// How the deliveries of a new webhook go (``SyncSettings/webhookTimeout``,
+/// ``SyncSettings/webhookRetryWindow`` and ``SyncSettings/webhookKeep``).
 struct WebhookDeliverySettings: Sendable {
     var timeout: Duration
     var retryWindow: Duration
+    var keep: Duration
 }
 
 /// The apps' webhooks and their verification.
@@ -83,10 +88,11 @@ struct WebhookRepository: PostgresRepository {
             let rows = try await connection.query(
                 """
                 INSERT INTO sync.webhooks (id, app_id, version, target_url, events, kinds, secret, config, verify_after,
-                    timeout_ms, retry_window_s)
+                    timeout_ms, retry_window_s, keep_s)
                 VALUES (\(id), \(app), \(input.version), \(input.targetURL), \(input.events),
                     \(WebhookEvents.kinds(of: input.events)), \(ByteBuffer(data: sealedSecret)), \(config)::jsonb, now(),
-                    \(Int32(WebhookRepository.milliseconds(delivery.timeout))), \(Int32(delivery.retryWindow.components.seconds)))
+                    \(Int32(WebhookRepository.milliseconds(delivery.timeout))), \(Int32(delivery.retryWindow.components.seconds)),
+                    \(Int32(delivery.keep.components.seconds)))
                 RETURNING \(unescaped: WebhookRecord.columns)
                 """, logger: logger)
             for try await row in rows { return try WebhookRecord(row: row) }
@@ -119,7 +125,7 @@ struct WebhookRepository: PostgresRepository {
             let rows = try await connection.query(
                 """
                 UPDATE sync.webhooks SET status = 'unverified', status_reason = NULL, verification = verification + 1,
-                    verify_after = now(), updated_at = now()
+                    verify_after = now(), updated_at = now(), paused = false
                 WHERE id = \(id) AND app_id = \(app) AND status <> 'active' RETURNING \(unescaped: WebhookRecord.columns)
                 """, logger: logger)
             var record: WebhookRecord?
@@ -140,7 +146,8 @@ struct WebhookRepository: PostgresRepository {
     func deactivate(_ id: UUID, app: UUID, reason: String, logger: Logger) async throws -> WebhookRecord? {
         let rows = try await write(
             """
-            UPDATE sync.webhooks SET status = 'inactive', status_reason = \(reason), verify_after = NULL, updated_at = now()
+            UPDATE sync.webhooks SET status = 'inactive', status_reason = \(reason), verify_after = NULL, updated_at = now(),
+                paused = false
             WHERE id = \(id) AND app_id = \(app) RETURNING \(unescaped: WebhookRecord.columns)
             """, logger: logger)
         return try rows.first.map(WebhookRecord.init(row:))

@@ -23,6 +23,7 @@ struct WebhookDeliverer: Service {
     /// Where the resources of a payload point (the suite's public base URL).
     let baseURL: @Sendable () -> String
     let logger: Logger
+    let metrics = WebhookMetrics()
 
     /// The most deliveries this replica has in flight at once.
     var maxInFlight = 64
@@ -36,6 +37,7 @@ struct WebhookDeliverer: Service {
             await withTaskGroup(of: Ended.self) { group in
                 var inFlight = 0
                 var ticking = false
+                var housekeeping = Housekeeping()
                 while !Task.isCancelled {
                     if inFlight < maxInFlight {
                         do {
@@ -68,9 +70,55 @@ struct WebhookDeliverer: Service {
                     case .tick?: ticking = false
                     case nil: break
                     }
+                    await keepHouse(&housekeeping)
                 }
                 group.cancelAll()
             }
+        }
+    }
+
+    /// Every few seconds the backlog's gauges; every minute, events older than their webhooks keep
+    /// them go (every replica prunes; each takes rows the others have not).
+    private func keepHouse(_ housekeeping: inout Housekeeping) async {
+        let now = ContinuousClock.now
+        guard housekeeping.due(now) else { return }
+        do {
+            let (events, oldest) = try await repository.backlog(logger: logger)
+            metrics.pending.record(events)
+            metrics.lag.record(Double(WebhookRepository.milliseconds(oldest)) / 1000)
+            guard housekeeping.pruneDue(now, keep: try await repository.shortestKeep(logger: logger)) else { return }
+            while true {
+                let (removed, undelivered) = try await repository.prune(limit: 5000, logger: logger)
+                if undelivered > 0 {
+                    metrics.dropped.increment(by: undelivered)
+                    logger.warning("Dropped webhook events kept past their time", metadata: ["events": "\(undelivered)"])
+                }
+                if removed < 5000 { break }
+            }
+        } catch {
+            logger.warning("Could not keep the webhook outbox", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// When the housekeeping last ran.
+    struct Housekeeping {
+        var measured: ContinuousClock.Instant?
+        var pruned: ContinuousClock.Instant?
+        var every: Duration = .seconds(5)
+        var pruneEvery: Duration = .seconds(60)
+
+        mutating func due(_ now: ContinuousClock.Instant) -> Bool {
+            if let measured, now - measured < every { return false }
+            measured = now
+            return true
+        }
+
+        /// Once a minute, or twice as often as the shortest time a webhook keeps its events.
+        mutating func pruneDue(_ now: ContinuousClock.Instant, keep: Duration?) -> Bool {
+            let every = min(pruneEvery, (keep ?? pruneEvery) / 2)
+            if let pruned, now - pruned < every { return false }
+            pruned = now
+            return true
         }
     }
 
@@ -103,6 +151,8 @@ struct WebhookDeliverer: Service {
             failure = "The delivery failed: \(error)"
         }
         let latency = ContinuousClock.now - started
+        metrics.latency.recordNanoseconds(Int64(WebhookRepository.milliseconds(latency)) * 1_000_000)
+        (failure == nil ? metrics.delivered : metrics.failed).increment()
         do {
             if let failure {
                 logger.info(
