@@ -240,7 +240,71 @@ import Testing
     }
 
     @Test func adminCommandsManageAppsKeysAndTokens() async throws {
-        try await withDev { directory, info in try await adminCommands(directory: directory, info: info) }
+        try await withDev { directory, info in
+            try await adminCommands(directory: directory, info: info)
+            try await adminWebhookCommands(directory: directory, info: info)
+        }
+    }
+
+    /// `layer admin webhooks` lists the app's webhooks, pauses one (its events wait), resumes it
+    /// (they arrive) and replays what it was sent; the webhook verified and delivered to over
+    /// plain http on loopback, as `layer dev` allows.
+    func adminWebhookCommands(directory: URL, info: DevJSON) async throws {
+        let common = ["--data-dir", directory.path]
+        let app = info.app_id
+        let appUUID = try #require(LayerID(parsing: app, as: .apps)).uuid.lowercased
+        let minted = try await layer(["admin", "create-token", "--app", app] + common)
+        let token = try #require(minted.split(separator: "\n").first { $0.hasPrefix("token: ") }?.dropFirst(7))
+        let bearer = [("Authorization", "Bearer \(token)")]
+        let client = TestClient(baseURL: info.base_url)
+        let receiver = WebhookReceiver()
+        try await WebPageServer.run(receiver.routes) { port in
+            let registered = try await client.request(
+                .POST, "/apps/\(appUUID)/webhooks", headers: bearer,
+                json: [
+                    "version": "1.0", "target_url": .string("http://127.0.0.1:\(port)/hook"), "events": ["message.sent"],
+                    "secret": "cli-secret",
+                ], accept: "application/vnd.layer.webhooks+json; version=1.0")
+            #expect(registered.status == 201, "\(registered.text)")
+            let webhook = try #require(registered.json?["id"]?.stringValue)
+            var listed = ""
+            for _ in 0..<100 {
+                listed = try await layer(["admin", "webhooks", "list", "--app", app] + common)
+                if listed.contains("active") { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(listed.hasPrefix("\(webhook)  active  1.0  http://127.0.0.1:\(port)/hook  message.sent"), "\(listed)")
+
+            let made = try await client.request(
+                .POST, "/apps/\(appUUID)/conversations", headers: bearer, json: ["participants": ["ann", "ben"]])
+            let conversation = try #require(made.json?["id"]?.stringValue?.split(separator: "/").last)
+            func send(_ text: String) async throws {
+                let sent = try await client.request(
+                    .POST, "/apps/\(appUUID)/conversations/\(conversation)/messages", headers: bearer,
+                    json: ["sender": ["name": "Bot"], "parts": [["mime_type": "text/plain", "body": .string(text)]]])
+                #expect(sent.status == 201, "\(sent.text)")
+            }
+            try await send("first")
+            #expect(try await receiver.waitFor(1).count == 1)
+
+            let target = ["--app", app, "--webhook", webhook] + common
+            let paused = try await layer(["admin", "webhooks", "pause"] + target)
+            #expect(paused.contains("inactive (Paused by the operator"), "\(paused)")
+            try await send("second")
+            try await Task.sleep(for: .seconds(1))
+            #expect(receiver.deliveries.withLock { $0.count } == 1, "a paused webhook gets nothing")
+            #expect(try await layer(["admin", "webhooks", "resume"] + target).contains("  active  "))
+            #expect(try await receiver.waitFor(2).count == 2, "resumed, it gets what it missed")
+
+            #expect(try await layer(["admin", "webhooks", "replay"] + target) == "replaying 2 events")
+            let all = try await receiver.waitFor(4)
+            #expect(all.count == 4)
+            let ids = all.map { $0.headers["layer-webhook-request-id"] }
+            #expect(Array(ids[2...]) == Array(ids[..<2]))
+            let badSince = try await ChildProcess.run(
+                try ChildProcess.builtProduct("layer"), ["admin", "webhooks", "replay", "--since", "soon"] + target)
+            #expect(badSince.status != 0)
+        }
     }
 
     func adminCommands(directory: URL, info: DevJSON) async throws {

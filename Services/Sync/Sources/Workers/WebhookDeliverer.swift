@@ -30,15 +30,16 @@ struct WebhookDeliverer: Service {
 
     /// Keeps up to ``maxInFlight`` deliveries going, each on its own, so that a slow receiver holds
     /// up nothing but its own events: as one ends, or the alarm rings (or half a second passes), it
-    /// takes more.
+    /// takes more. Told to shut down, it takes no more and lets those in flight finish, so that a
+    /// replica that stops leaves no receiver with an event it took but was never told of.
     func run() async throws {
         enum Ended { case delivery, tick }
-        await cancelWhenGracefulShutdown {
+        await withGracefulShutdownHandler {
             await withTaskGroup(of: Ended.self) { group in
                 var inFlight = 0
                 var ticking = false
                 var housekeeping = Housekeeping()
-                while !Task.isCancelled {
+                while !Task.isShuttingDownGracefully && !Task.isCancelled {
                     if inFlight < maxInFlight {
                         do {
                             let due = try await repository.dueDeliveries(limit: maxInFlight - inFlight, logger: logger)
@@ -72,8 +73,10 @@ struct WebhookDeliverer: Service {
                     }
                     await keepHouse(&housekeeping)
                 }
-                group.cancelAll()
+                await group.waitForAll()
             }
+        } onGracefulShutdown: {
+            alarm.ring()
         }
     }
 
