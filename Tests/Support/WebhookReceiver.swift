@@ -43,4 +43,3 @@ public final class WebhookReceiver: Sendable {
         return deliveries.withLock { $0 }
     }
 }
-
