@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import LayerModels
 import LayerServer
+import LayerSync
 import LayerTesting
 import Logging
 import NIOCore
@@ -89,6 +90,37 @@ struct DatabaseFaultTests {
                 try cluster.startAgain()
                 try await Self.waitUntilReady(harness)
                 _ = try await alice.send("after", to: conversation)
+            }
+        }
+    }
+
+    @Test("Every message acknowledged while PostgreSQL restarts under concurrent senders reaches the app's webhook")
+    func webhookEventsSurviveRestarts() async throws {
+        let webhook = FaultWebhook()
+        try await WebPageServer.run(webhook.receiver.routes) { port in
+            try await Self.withCluster { cluster in
+                var sync = SyncSettings()
+                sync.webhookPrivateTargets = true
+                try await SyncHarness.run(settings: sync, server: Self.settings(cluster)) { harness in
+                    let api = try await harness.server()
+                    try await webhook.register(port: port, app: api.appID, token: api.token, client: api.client)
+                    let (alice, _, conversation) = try await harness.aliceAndBobInAConversation()
+                    let outcomes = try await FaultLoad.send(senders: 8, as: alice, to: conversation, stop: StopFlag()) {
+                        for mode in [EmbeddedPostgres.ShutdownMode.fast, .immediate, .fast, .immediate] {
+                            try await Task.sleep(for: .milliseconds(1500))
+                            try cluster.restart(mode: mode)
+                        }
+                        try await Task.sleep(for: .milliseconds(1500))
+                    }
+                    let acknowledged = outcomes.compactMap(\.messageID)
+                    #expect(acknowledged.count > 50)
+                    let (missing, repeated) = try await webhook.awaitDeliveries(of: acknowledged)
+                    print("PostgreSQL restarts with a webhook: \(acknowledged.count) acknowledged, \(repeated) delivered again")
+                    #expect(
+                        missing.count == 0,
+                        "acknowledged but never delivered: \(missing.count) of \(acknowledged.count), such as \(missing.prefix(3))"
+                    )
+                }
             }
         }
     }

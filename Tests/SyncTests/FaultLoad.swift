@@ -101,6 +101,50 @@ enum FaultLoad {
     }
 }
 
+/// A webhook's side of the fault tests: a receiver registered for `message.sent`, and whether
+/// every acknowledged message reached it.
+struct FaultWebhook {
+    let receiver = WebhookReceiver()
+
+    /// Registers a 1.0 webhook for `message.sent` at the receiver on `port`, through `client` (the
+    /// sync service) with a Server API token of `app`, and waits until it is active.
+    func register(port: Int, app: String, token: String, client: TestClient) async throws {
+        let accept = "application/vnd.layer.webhooks+json; version=1.0"
+        let headers = [("Authorization", "Bearer \(token)")]
+        let made = try await client.request(
+            .POST, "/apps/\(app)/webhooks", headers: headers,
+            json: [
+                "version": "1.0", "target_url": .string("http://127.0.0.1:\(port)/hook"), "events": ["message.sent"],
+                "secret": "fault-secret",
+            ], accept: accept)
+        let id = try #require(made.json?["id"]?.stringValue, "\(made.text)")
+        for _ in 0..<200 {
+            let read = try await client.request(
+                .GET, "/apps/\(app)/webhooks/\(id.split(separator: "/").last!)", headers: headers, accept: accept)
+            if read.json?["status"] == "active" { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("the webhook did not turn active")
+    }
+
+    /// Waits up to `limit` for every acknowledged message to reach the receiver; those that did
+    /// not, and how many deliveries came more than once (at least once allows them).
+    func awaitDeliveries(of acknowledged: [String], limit: Duration = .seconds(60)) async throws
+        -> (missing: [String], repeated: Int)
+    {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            let delivered = receiver.deliveries.withLock { $0 }.compactMap {
+                (try? JSONDecoder().decode(JSONValue.self, from: $0.body))?["message"]?["id"]?.stringValue
+            }
+            let seen = Set(delivered)
+            let missing = acknowledged.filter { !seen.contains($0) }
+            if missing.isEmpty || ContinuousClock.now > deadline { return (missing, delivered.count - seen.count) }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}
+
 /// Tells the senders of a test to stop.
 final class StopFlag: Sendable {
     private let value = Atomic<Bool>(false)

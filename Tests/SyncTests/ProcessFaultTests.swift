@@ -58,4 +58,51 @@ struct ProcessFaultTests {
             #expect(try await sync.stop() == 0, "layer-sync stops on SIGTERM")
         }
     }
+
+    @Test(
+        "Every message acknowledged by a layer-sync killed three times under 8 senders reaches the app's webhook (at least once)"
+    )
+    func webhookEventsSurviveKills() async throws {
+        let database = try await TestDatabase.settings()
+        let internalTokens = InternalTokens.random()
+        let port = Int.random(in: 20_000..<60_000)
+        let syncURL = "http://127.0.0.1:\(port)"
+        let webhook = FaultWebhook()
+        try await WebPageServer.run(webhook.receiver.routes) { receiverPort in
+            try await AuthFixture.run(
+                settings: ServerSettings(database: database, internalTokens: internalTokens), syncURL: syncURL
+            ) { auth in
+                let sync = ServiceProcess(
+                    "layer-sync", port: port,
+                    environment: [
+                        "LAYER_DATABASE_URL": database.url, "LAYER_AUTH_URL": auth.server.baseURL,
+                        "LAYER_CONTENT_LINK_SECRET": Secrets.randomToken(), "LAYER_WEBHOOK_PRIVATE_TARGETS": "true",
+                    ].merging(internalTokens.environment) { $1 })
+                try await sync.start()
+                let client = TestClient(baseURL: syncURL)
+                try await webhook.register(
+                    port: receiverPort, app: auth.app.id.lowercased, token: try await auth.serverAPIToken(), client: client)
+                let alice = UserClient(id: "alice", token: try await auth.session(user: "alice"), client: client)
+                _ = try await auth.session(user: "bob")
+                let conversation = try await alice.conversation(with: ["bob"])
+
+                let outcomes = try await FaultLoad.send(senders: 8, as: alice, to: conversation, stop: StopFlag()) {
+                    for _ in 0..<3 {
+                        try await Task.sleep(for: .milliseconds(1500))
+                        try await sync.kill()
+                        try await Task.sleep(for: .milliseconds(300))
+                        try await sync.start()
+                    }
+                    try await Task.sleep(for: .milliseconds(1500))
+                }
+                let acknowledged = FaultLoad.acknowledged(outcomes)
+                let (missing, repeated) = try await webhook.awaitDeliveries(of: acknowledged)
+                print("kill -9 of layer-sync with a webhook: \(acknowledged.count) acknowledged, \(repeated) delivered again")
+                #expect(
+                    missing.count == 0,
+                    "acknowledged but never delivered: \(missing.count) of \(acknowledged.count), such as \(missing.prefix(3))")
+                #expect(try await sync.stop() == 0)
+            }
+        }
+    }
 }

@@ -25,6 +25,10 @@ struct WebhookDeliverer: Service {
     let logger: Logger
     let metrics = WebhookMetrics()
 
+    /// How long any one step with the database may take. A query can wait forever on a connection
+    /// that closed under it (see ``withDeadline(_:_:)``); past this the deliverer leaves it behind.
+    static let databaseLimit: Duration = .seconds(20)
+
     /// The most deliveries this replica has in flight at once.
     var maxInFlight = 64
 
@@ -42,15 +46,21 @@ struct WebhookDeliverer: Service {
                 while !Task.isShuttingDownGracefully && !Task.isCancelled {
                     if inFlight < maxInFlight {
                         do {
-                            let due = try await repository.dueDeliveries(limit: maxInFlight - inFlight, logger: logger)
+                            let due = try await withDeadline(Self.databaseLimit) { [maxInFlight, inFlight] in
+                                try await repository.dueDeliveries(limit: maxInFlight - inFlight, logger: logger)
+                            }
                             if !due.isEmpty {
-                                let webhooks = try await repository.webhooks(
-                                    ids: Array(Set(due.map(\.webhookID))), logger: logger)
+                                let webhooks = try await withDeadline(Self.databaseLimit) {
+                                    try await repository.webhooks(ids: Array(Set(due.map(\.webhookID))), logger: logger)
+                                }
                                 for delivery in due {
                                     guard let webhook = webhooks[delivery.webhookID] else { continue }
                                     inFlight += 1
                                     group.addTask {
-                                        await deliver(delivery, to: webhook)
+                                        // A delivery stuck past any deadline of its own is left
+                                        // behind; its lease runs out and it is taken again.
+                                        let limit = webhook.timeout + Self.databaseLimit * 3
+                                        _ = try? await withDeadline(limit) { await deliver(delivery, to: webhook) }
                                         return .delivery
                                     }
                                 }
@@ -71,7 +81,12 @@ struct WebhookDeliverer: Service {
                     case .tick?: ticking = false
                     case nil: break
                     }
-                    await keepHouse(&housekeeping)
+                    housekeeping =
+                        (try? await withDeadline(Self.databaseLimit) { [housekeeping] in
+                            var copy = housekeeping
+                            await keepHouse(&copy)
+                            return copy
+                        }) ?? housekeeping
                 }
                 await group.waitForAll()
             }

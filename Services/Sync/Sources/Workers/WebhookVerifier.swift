@@ -22,7 +22,9 @@ struct WebhookVerifier: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let due = try await repository.dueForVerification(limit: 10, lease: .seconds(60), logger: logger)
+                    let due = try await withDeadline(WebhookDeliverer.databaseLimit) {
+                        try await repository.dueForVerification(limit: 10, lease: .seconds(60), logger: logger)
+                    }
                     await withTaskGroup(of: Void.self) { group in
                         for webhook in due { group.addTask { await verify(webhook) } }
                     }
@@ -38,7 +40,9 @@ struct WebhookVerifier: Service {
     func verify(_ webhook: WebhookRecord) async {
         let failure = await challenge(webhook.targetURL)
         do {
-            try await repository.verified(webhook.id, verification: webhook.verification, failure: failure, logger: logger)
+            try await withDeadline(WebhookDeliverer.databaseLimit) {
+                try await repository.verified(webhook.id, verification: webhook.verification, failure: failure, logger: logger)
+            }
         } catch {
             // Taken again once its lease runs out.
             logger.warning("Could not record a webhook's verification", metadata: ["error": "\(error)"])
