@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Messages per second into `layer dev`, measured from outside the process with wrk.
 
-    python3 scripts/wrk-bench.py [--seconds 15] [--connections 8] [--threads 2] [--senders 8]
+    python3 scripts/wrk-bench.py [--seconds 15] [--connections 8] [--threads 2] [--senders 8] [--webhook]
 
 Builds the release `layer`, starts `layer dev` on a private PostgreSQL (fsync on), signs in
 `--senders` users and one listener, and gives each sender a two-person conversation with the
@@ -11,10 +11,17 @@ listener, whose device holds a WebSocket open and counts the messages pushed to 
 were not 201, what reached the listening device, and the CPU time per message of the server, of
 PostgreSQL and of wrk itself (all of it on this machine). The same wrk script serves any server
 with the same API (`--url` to skip starting one; no CPU figures then).
+
+With `--webhook`, the app also has a 3.0 webhook for every event, whose receiver runs in this
+script (HTTP/1.1 keep-alive, each signature checked): it reports how many events reached it, and
+its CPU counts with the listening device's.
 """
 
 import argparse
 import base64
+import hashlib
+import hmac
+import http.server
 import json
 import os
 import re
@@ -104,6 +111,75 @@ class Listener(threading.Thread):
             pass
 
 
+class WebhookReceiver(threading.Thread):
+    """A webhook's receiver: answers the challenge and counts the deliveries whose signature holds."""
+
+    SECRET = b"bench-secret"
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.delivered = 0
+        self.bad = 0
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                challenge = self.path.split("verification_challenge=", 1)[-1].encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(challenge)))
+                self.end_headers()
+                self.wfile.write(challenge)
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                signature = hmac.new(WebhookReceiver.SECRET, body, hashlib.sha1).hexdigest()
+                good = hmac.compare_digest(signature, self.headers.get("layer-webhook-signature", ""))
+                with receiver.lock:
+                    if good:
+                        receiver.delivered += 1
+                    else:
+                        receiver.bad += 1
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+
+    def run(self):
+        self.server.serve_forever()
+
+
+def register_webhook(base, data_dir, app_id, port):
+    """A 3.0 webhook of every event to the receiver on `port`, active before this returns."""
+    with open(os.path.join(data_dir, "dev.json")) as file:
+        operator = json.load(file)["operator_token"]
+    app = app_id.rsplit("/", 1)[-1]
+    token = call(base, "POST", f"/admin/apps/{app}/tokens", headers={"Authorization": f"Bearer {operator}"})["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    events = [
+        "Message.created", "Message.deleted", "Receipt.created", "Conversation.created", "Conversation.updated",
+        "Conversation.deleted", "Participation.created", "Participation.deleted", "Channel.created",
+        "Channel.updated", "Channel.deleted", "Membership.created", "Membership.deleted",
+    ]
+    webhook = call(base, "POST", f"/apps/{app}/webhooks", {
+        "version": "3.0", "target_url": f"http://127.0.0.1:{port}/hook", "events": events,
+        "secret": WebhookReceiver.SECRET.decode(),
+    }, headers=auth)
+    path = f"/apps/{app}/webhooks/{webhook['id'].rsplit('/', 1)[-1]}"
+    for _ in range(100):
+        if call(base, "GET", path, headers=auth)["status"] == "active":
+            return
+        time.sleep(0.1)
+    raise SystemExit("the webhook did not turn active")
+
+
 def cpu_seconds(pid):
     """User and system CPU seconds of a process, from /proc."""
     try:
@@ -167,6 +243,7 @@ def main():
     parser.add_argument("--senders", type=int, default=8)
     parser.add_argument("--port", type=int, default=18380)
     parser.add_argument("--no-build", action="store_true", help="use the release build as it is")
+    parser.add_argument("--webhook", action="store_true", help="with a webhook that gets every event")
     args = parser.parse_args()
 
     if not shutil.which("wrk"):
@@ -197,6 +274,11 @@ def main():
         with open(os.path.join(data_dir, "dev.json")) as file:
             app_id = json.load(file)["app_id"]
 
+        receiver = None
+        if args.webhook:
+            receiver = WebhookReceiver()
+            receiver.start()
+            register_webhook(base, data_dir, app_id, receiver.port)
         listener_session = sign_in(base, layer, data_dir, app_id, "listener")
         requests = []
         for index in range(args.senders):
@@ -214,6 +296,7 @@ def main():
         subprocess.run(wrk + ["-d2s"], capture_output=True, check=True)
         time.sleep(2)
         pushed = listener.messages
+        hooked = receiver.delivered if receiver else 0
         before = measure(server)
         result = subprocess.run(wrk + [f"-d{args.seconds}s"], capture_output=True, text=True, check=True)
         after = measure(server)
@@ -238,6 +321,15 @@ def main():
             f"CPU per message: server {per(server_cpu):.2f} ms, PostgreSQL {per(postgres_cpu):.2f} ms, "
             f"wrk {per(wrk_cpu):.2f} ms, listening device {per(listener_cpu):.2f} ms; in all "
             f"{per(server_cpu + postgres_cpu + wrk_cpu + listener_cpu):.2f} ms ({os.cpu_count()} cores)")
+        if receiver:
+            # Message.created of each message sent in the run, and whatever the warm-up left.
+            ended = time.time() - 2
+            while receiver.delivered - hooked < total - failed and time.time() < ended + 120:
+                time.sleep(0.5)
+            waited = time.time() - ended
+            print(
+                f"delivered to the webhook: {receiver.delivered - hooked} events for {total - failed} messages "
+                f"({waited:.1f} s after the run), bad signatures: {receiver.bad}")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:

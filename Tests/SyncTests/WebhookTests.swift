@@ -149,6 +149,38 @@ struct WebhookTests {
         }
     }
 
+    /// This machine's name, when it resolves to a loopback or private address (as `/etc/hosts`
+    /// usually has it): a name that passes registration, which only the lookup unmasks.
+    static let privateName: String? = {
+        let name = ProcessInfo.processInfo.hostName
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard !name.isEmpty, name != "localhost", getaddrinfo(name, nil, nil, &list) == 0, let first = list else { return nil }
+        defer { freeaddrinfo(list) }
+        guard first.pointee.ai_family == AF_INET else { return nil }
+        let address = first.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
+        let leading = UInt32(bigEndian: address) >> 24
+        return [10, 127].contains(leading) ? name : nil
+    }()
+
+    @Test(
+        "Without private targets, a target whose name resolves to a loopback or private address is refused when it is called",
+        .enabled(if: privateName != nil, "this machine's name does not resolve to a loopback or 10/8 address"))
+    func nameResolvingToAPrivateAddress() async throws {
+        try await SyncHarness.run(settings: Self.settings(privateTargets: false)) { harness in
+            let api = try await harness.server()
+            let name = try #require(Self.privateName)
+            let made = try await api.client.request(
+                .POST, "/apps/\(api.appID)/webhooks", headers: api.auth, json: Self.body("https://\(name):9/hook"),
+                accept: Self.accept)
+            #expect(made.status == 201, "a name is not refused for what it may resolve to later")
+            let uuid = try #require(made.json?["id"]?.stringValue?.split(separator: "/").last.map(String.init))
+            let refused = try await Self.settled(api, "/apps/\(api.appID)/webhooks/\(uuid)")
+            #expect(refused?["status"] == "inactive")
+            let reason = refused?["status_reason"]?.stringValue ?? ""
+            #expect(reason.contains("resolves to") && reason.contains("loopback or private address"), "\(reason)")
+        }
+    }
+
     @Test("Bad registrations are refused naming the field, and store nothing")
     func badRegistrations() async throws {
         try await SyncHarness.run(settings: Self.settings(privateTargets: false)) { harness in

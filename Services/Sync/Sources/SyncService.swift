@@ -67,7 +67,8 @@ public struct SyncService: ConfigurableService {
                 targets: WebhookTargets(privateTargets: settings.webhookPrivateTargets), verifications: verifications,
                 deliveries: deliveries,
                 delivery: .init(
-                    timeout: settings.webhookTimeout, retryWindow: settings.webhookRetryWindow, keep: settings.webhookKeep)))
+                    timeout: settings.webhookTimeout, retryWindow: settings.webhookRetryWindow, keep: settings.webhookKeep,
+                    privateTargets: settings.webhookPrivateTargets)))
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: views.links,

@@ -16,6 +16,8 @@ let m0015WebhookDeliveries = Migration(
         "ALTER TABLE sync.webhooks ADD COLUMN retry_window_s int NOT NULL DEFAULT 1800",
         // How long its events are kept, delivered (for the log and replays) or not (for an activate).
         "ALTER TABLE sync.webhooks ADD COLUMN keep_s int NOT NULL DEFAULT 86400",
+        // Whether it may call loopback and private addresses (LAYER_WEBHOOK_PRIVATE_TARGETS).
+        "ALTER TABLE sync.webhooks ADD COLUMN private_targets boolean NOT NULL DEFAULT false",
         // Paused by the operator: inactive, but still recording events, which a resume delivers.
         "ALTER TABLE sync.webhooks ADD COLUMN paused boolean NOT NULL DEFAULT false",
         """
@@ -24,7 +26,8 @@ let m0015WebhookDeliveries = Migration(
             webhook_id uuid NOT NULL REFERENCES sync.webhooks (id) ON DELETE CASCADE,
             app_id uuid NOT NULL,
             kind text NOT NULL,
-            conversation_id uuid,
+            -- The conversation or channel: a webhook's events of one go out one at a time, in order.
+            conversation_id uuid NOT NULL,
             message_id uuid,
             actor_id text,
             actor_name text,
@@ -56,13 +59,16 @@ let m0015WebhookDeliveries = Migration(
         CREATE FUNCTION sync.record_webhook_event(
             p_app uuid, p_kind text, p_conversation uuid, p_message uuid, p_actor text, p_actor_name text,
             p_data jsonb DEFAULT NULL
-        ) RETURNS void LANGUAGE sql AS $$
+        ) RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN
+            -- PL/pgSQL rather than SQL: its plan is kept for the session, where an SQL function's
+            -- statement would be planned again on every change.
             INSERT INTO sync.webhook_deliveries
                 (webhook_id, app_id, kind, conversation_id, message_id, actor_id, actor_name, data, occurred_at)
             SELECT w.id, p_app, p_kind, p_conversation, p_message, p_actor, p_actor_name, p_data, clock_timestamp()
             FROM sync.webhooks w
-            WHERE w.app_id = p_app AND (w.status <> 'inactive' OR w.paused) AND p_kind = ANY(w.kinds)
-        $$
+            WHERE w.app_id = p_app AND (w.status <> 'inactive' OR w.paused) AND p_kind = ANY(w.kinds);
+        END $$
         """,
         """
         CREATE FUNCTION sync.webhook_message_events() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -92,6 +98,7 @@ let m0015WebhookDeliveries = Migration(
             IF TG_OP = 'UPDATE' AND NEW.status <= OLD.status THEN RETURN NULL; END IF;
             IF NEW.status IN (1, 2) THEN
                 SELECT * INTO receipted FROM sync.messages m WHERE m.id = NEW.message_id;
+                IF receipted.conversation_id IS NULL THEN RETURN NULL; END IF;
                 -- 2.0 and 3.0 speak of receipts by position (`Receipt.created`).
                 PERFORM sync.record_webhook_event(
                     NEW.app_id, CASE NEW.status WHEN 1 THEN 'message.delivered' ELSE 'message.read' END,

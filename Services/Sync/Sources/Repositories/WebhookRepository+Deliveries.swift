@@ -10,7 +10,8 @@ struct WebhookDelivery: Sendable {
     var webhookID: UUID
     var appID: UUID
     var kind: String
-    var conversationID: UUID?
+    /// The conversation or channel.
+    var conversationID: UUID
     var messageID: UUID?
     var actorID: String?
     /// A system sender's name (the Server API's `sender.name`).
@@ -23,39 +24,61 @@ struct WebhookDelivery: Sendable {
     var requestID: UUID
     var attempts: Int
     var firstFailedAt: Date?
+
+    static let columns = """
+        id, webhook_id, app_id, kind, conversation_id, message_id, actor_id, actor_name, data::text, occurred_at,
+        request_id, attempts, first_failed_at
+        """
+
+    init(row: PostgresRow) throws {
+        let (id, webhook, app, kind, conversation, message, actor, actorName, data, occurred, request, attempts, failed) =
+            try row.decode((Int64, UUID, UUID, String, UUID, UUID?, String?, String?, String?, Date, UUID, Int, Date?).self)
+        self.id = id
+        webhookID = webhook
+        appID = app
+        self.kind = kind
+        conversationID = conversation
+        messageID = message
+        actorID = actor
+        self.actorName = actorName
+        self.data = data.flatMap(JSONValue.init(jsonText:))
+        occurredAt = occurred
+        requestID = request
+        self.attempts = attempts
+        firstFailedAt = failed
+    }
 }
 
 /// The webhooks' outbox (`sync.webhook_deliveries`).
 extension WebhookRepository {
     /// Takes up to `limit` deliveries that are due, of active webhooks, each the oldest undelivered
     /// one of its webhook and conversation (so that a conversation's events arrive in order), and
-    /// puts each off by its webhook's timeout and a few seconds, so that no other replica takes it
-    /// meanwhile, and a replica that stopped halfway holds it up no longer than that.
+    /// leases each for its webhook's timeout and a few seconds, so that no other replica takes it
+    /// meanwhile, and a replica that stopped halfway holds it up no longer than that. The oldest
+    /// events are found by skipping from one conversation to the next down the order index, so
+    /// the cost grows with the conversations waiting, not with the events.
     func dueDeliveries(limit: Int, logger: Logger) async throws -> [WebhookDelivery] {
         let rows = try await write(
             """
+            WITH RECURSIVE heads (webhook_id, conversation_id, id) AS (
+                (SELECT webhook_id, conversation_id, id FROM sync.webhook_deliveries WHERE delivered_at IS NULL
+                 ORDER BY webhook_id, conversation_id, id LIMIT 1)
+                UNION ALL
+                SELECT next.* FROM heads h, LATERAL (
+                    SELECT d.webhook_id, d.conversation_id, d.id FROM sync.webhook_deliveries d
+                    WHERE d.delivered_at IS NULL AND (d.webhook_id, d.conversation_id) > (h.webhook_id, h.conversation_id)
+                    ORDER BY d.webhook_id, d.conversation_id, d.id LIMIT 1) next
+            )
             UPDATE sync.webhook_deliveries SET next_attempt_at = now() + (
                 SELECT (w.timeout_ms + 5000) * interval '1 millisecond' FROM sync.webhooks w WHERE w.id = webhook_id)
             WHERE id IN (
-                SELECT d.id FROM sync.webhook_deliveries d
+                SELECT d.id FROM heads h JOIN sync.webhook_deliveries d ON d.id = h.id
                 JOIN sync.webhooks w ON w.id = d.webhook_id AND w.status = 'active'
-                WHERE d.delivered_at IS NULL AND d.next_attempt_at <= now()
-                  AND NOT EXISTS (
-                    SELECT 1 FROM sync.webhook_deliveries e
-                    WHERE e.webhook_id = d.webhook_id AND e.conversation_id IS NOT DISTINCT FROM d.conversation_id
-                      AND e.delivered_at IS NULL AND e.id < d.id)
+                WHERE d.next_attempt_at <= now() AND d.delivered_at IS NULL
                 ORDER BY d.id LIMIT \(limit) FOR UPDATE OF d SKIP LOCKED)
-            RETURNING id, webhook_id, app_id, kind, conversation_id, message_id, actor_id, actor_name, data::text,
-                occurred_at, request_id, attempts, first_failed_at
+            RETURNING \(unescaped: WebhookDelivery.columns)
             """, logger: logger)
-        return try rows.map { row in
-            let (id, webhook, app, kind, conversation, message, actor, actorName, data, occurred, request, attempts, failed) =
-                try row.decode((Int64, UUID, UUID, String, UUID?, UUID?, String?, String?, String?, Date, UUID, Int, Date?).self)
-            return WebhookDelivery(
-                id: id, webhookID: webhook, appID: app, kind: kind, conversationID: conversation, messageID: message,
-                actorID: actor, actorName: actorName, data: data.flatMap(JSONValue.init(jsonText:)), occurredAt: occurred,
-                requestID: request, attempts: attempts, firstFailedAt: failed)
-        }
+        return try rows.map(WebhookDelivery.init(row:))
     }
 
     func webhooks(ids: [UUID], logger: Logger) async throws -> [UUID: WebhookRecord] {
@@ -69,14 +92,30 @@ extension WebhookRepository {
         return found
     }
 
-    /// The receiver took the delivery.
-    func delivered(_ delivery: WebhookDelivery, status: Int, latency: Duration, logger: Logger) async throws {
-        try await write(
+    /// The receiver took the delivery; and the next event of its webhook and conversation, leased
+    /// like ``dueDeliveries(limit:logger:)`` leases it, if it is due and no other replica has it.
+    func delivered(_ delivery: WebhookDelivery, status: Int, latency: Duration, next: Bool, logger: Logger) async throws
+        -> WebhookDelivery?
+    {
+        let rows = try await write(
             """
-            UPDATE sync.webhook_deliveries SET delivered_at = now(), attempts = attempts + 1, last_status = \(status),
-                last_error = NULL, last_latency_ms = \(Self.milliseconds(latency))
-            WHERE id = \(delivery.id)
+            WITH done AS (
+                UPDATE sync.webhook_deliveries SET delivered_at = now(), attempts = attempts + 1, last_status = \(status),
+                    last_error = NULL, last_latency_ms = \(Self.milliseconds(latency))
+                WHERE id = \(delivery.id) RETURNING id
+            )
+            UPDATE sync.webhook_deliveries SET next_attempt_at = now() + (
+                SELECT (w.timeout_ms + 5000) * interval '1 millisecond' FROM sync.webhooks w WHERE w.id = webhook_id)
+            WHERE id = (
+                SELECT d.id FROM sync.webhook_deliveries d, done
+                WHERE d.webhook_id = \(delivery.webhookID) AND d.conversation_id = \(delivery.conversationID)
+                  AND d.delivered_at IS NULL AND d.id > done.id AND \(next)
+                ORDER BY d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
+              AND next_attempt_at <= now()
+              AND EXISTS (SELECT 1 FROM sync.webhooks w WHERE w.id = webhook_id AND w.status = 'active')
+            RETURNING \(unescaped: WebhookDelivery.columns)
             """, logger: logger)
+        return try rows.first.map(WebhookDelivery.init(row:))
     }
 
     /// The attempt failed: tried again at `retryAt`; or, once the webhook's deliveries have failed

@@ -26,18 +26,23 @@ struct WebhookRecord: Sendable {
     var retryWindow: Duration
     /// Paused by the operator: inactive, still recording events.
     var paused: Bool
+    /// Whether it may call loopback and private addresses.
+    var privateTargets: Bool
 
     static let columns = """
         id, app_id, version, target_url, events, secret, config::text, status, status_reason, verification, created_at,
-        timeout_ms, retry_window_s, paused
+        timeout_ms, retry_window_s, paused, private_targets
         """
 
     init(row: PostgresRow) throws {
-        let (id, app, version, target, events, secret, config, status, reason, verification, created, timeout, window, paused) =
-            try row.decode(
-                (UUID, UUID, String, String, [String], ByteBuffer, String?, String, String?, Int64, Date, Int32, Int32, Bool)
-                    .self)
+        let (
+            id, app, version, target, events, secret, config, status, reason, verification, created, timeout, window, paused,
+            privateTargets
+        ) = try row.decode(
+            (UUID, UUID, String, String, [String], ByteBuffer, String?, String, String?, Int64, Date, Int32, Int32, Bool, Bool)
+                .self)
         self.paused = paused
+        self.privateTargets = privateTargets
         self.timeout = .milliseconds(Int(timeout))
         retryWindow = .seconds(Int(window))
         self.id = id
@@ -60,6 +65,7 @@ struct WebhookDeliverySettings: Sendable {
     var timeout: Duration
     var retryWindow: Duration
     var keep: Duration
+    var privateTargets: Bool
 }
 
 /// The apps' webhooks and their verification.
@@ -88,11 +94,11 @@ struct WebhookRepository: PostgresRepository {
             let rows = try await connection.query(
                 """
                 INSERT INTO sync.webhooks (id, app_id, version, target_url, events, kinds, secret, config, verify_after,
-                    timeout_ms, retry_window_s, keep_s)
+                    timeout_ms, retry_window_s, keep_s, private_targets)
                 VALUES (\(id), \(app), \(input.version), \(input.targetURL), \(input.events),
                     \(WebhookEvents.kinds(of: input.events)), \(ByteBuffer(data: sealedSecret)), \(config)::jsonb, now(),
                     \(Int32(WebhookRepository.milliseconds(delivery.timeout))), \(Int32(delivery.retryWindow.components.seconds)),
-                    \(Int32(delivery.keep.components.seconds)))
+                    \(Int32(delivery.keep.components.seconds)), \(delivery.privateTargets))
                 RETURNING \(unescaped: WebhookRecord.columns)
                 """, logger: logger)
             for try await row in rows { return try WebhookRecord(row: row) }

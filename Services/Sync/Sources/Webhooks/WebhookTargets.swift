@@ -1,6 +1,10 @@
 import Foundation
 import LayerServer
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where webhooks may point. A target is an `https` URL of a host on the internet; with
 /// `privateTargets` (for development, and the default of `layer dev`), also a loopback or private
 /// address, over plain `http` too. Without it, a target naming such an address is refused, so that
@@ -28,6 +32,47 @@ struct WebhookTargets: Sendable {
         case "https": return text
         case "http" where isPrivate: return text
         default: throw APIError.invalid(property, "target_url must be an https URL.")
+        }
+    }
+
+    /// Why the suite will not call `target` now, or nil: without `privateTargets` (the webhook's,
+    /// as the replica that registered it allowed), a host name that
+    /// resolves to a loopback or private address is refused when it is called, not only when it
+    /// is registered (a name can be pointed anywhere later).
+    static func refusal(calling target: String, privateTargets: Bool) async -> String? {
+        guard !privateTargets, let host = URLComponents(string: target)?.host, !host.isEmpty else { return nil }
+        let addresses = await Self.resolve(host)
+        guard let address = addresses.first(where: { Self.isPrivate(host: $0) }) else { return nil }
+        return "The target's host \(host) resolves to \(address), a loopback or private address this server does not call."
+    }
+
+    /// The numeric addresses `host` resolves to (none when it does not), looked up off the
+    /// cooperative threads, as the lookup blocks.
+    static func resolve(_ host: String) async -> [String] {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var hints = addrinfo()
+                hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+                var list: UnsafeMutablePointer<addrinfo>?
+                guard getaddrinfo(host, nil, &hints, &list) == 0 else {
+                    continuation.resume(returning: [])
+                    return
+                }
+                defer { freeaddrinfo(list) }
+                var addresses: [String] = []
+                var entry = list
+                while let current = entry {
+                    var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+                    if getnameinfo(
+                        current.pointee.ai_addr, current.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0,
+                        NI_NUMERICHOST) == 0
+                    {
+                        addresses.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                    }
+                    entry = current.pointee.ai_next
+                }
+                continuation.resume(returning: addresses)
+            }
         }
     }
 

@@ -57,10 +57,14 @@ struct WebhookDeliverer: Service {
                                     guard let webhook = webhooks[delivery.webhookID] else { continue }
                                     inFlight += 1
                                     group.addTask {
+                                        // On to the conversation's next event while there is one.
                                         // A delivery stuck past any deadline of its own is left
                                         // behind; its lease runs out and it is taken again.
                                         let limit = webhook.timeout + Self.databaseLimit * 3
-                                        _ = try? await withDeadline(limit) { await deliver(delivery, to: webhook) }
+                                        var next: WebhookDelivery? = delivery
+                                        while let current = next {
+                                            next = (try? await withDeadline(limit) { await deliver(current, to: webhook) }) ?? nil
+                                        }
                                         return .delivery
                                     }
                                 }
@@ -140,11 +144,16 @@ struct WebhookDeliverer: Service {
         }
     }
 
-    func deliver(_ delivery: WebhookDelivery, to webhook: WebhookRecord) async {
+    /// Delivers one event; then, unless this replica is shutting down, takes the next event of
+    /// its conversation (when it is due and no other replica has it), which it returns.
+    func deliver(_ delivery: WebhookDelivery, to webhook: WebhookRecord) async -> WebhookDelivery? {
         let started = ContinuousClock.now
         var status: Int?
         var failure: String?
         do {
+            if let refusal = await WebhookTargets.refusal(calling: webhook.targetURL, privateTargets: webhook.privateTargets) {
+                throw WebhookRefusal(reason: refusal)
+            }
             let body = try await payload(delivery, webhook)
             var request = HTTPClientRequest(url: webhook.targetURL)
             request.method = .POST
@@ -165,6 +174,8 @@ struct WebhookDeliverer: Service {
             if !(200..<300).contains(Int(response.status.code)) {
                 failure = "The receiver answered \(response.status.code) \(response.status.reasonPhrase)"
             }
+        } catch let refusal as WebhookRefusal {
+            failure = refusal.reason
         } catch {
             failure = "The delivery failed: \(error)"
         }
@@ -182,12 +193,14 @@ struct WebhookDeliverer: Service {
                     window: webhook.retryWindow,
                     logger: logger)
             } else {
-                try await repository.delivered(delivery, status: status ?? 200, latency: latency, logger: logger)
+                return try await repository.delivered(
+                    delivery, status: status ?? 200, latency: latency, next: !Task.isShuttingDownGracefully, logger: logger)
             }
         } catch {
             // Taken again once its lease runs out: at least once.
             logger.warning("Could not record a webhook delivery", metadata: ["error": "\(error)"])
         }
+        return nil
     }
 
     /// Seconds before attempt `attempt` (the first retry is attempt 2): doubling from one second up
@@ -219,7 +232,12 @@ struct WebhookDeliverer: Service {
                 event["actor"] = ["name": .string(name)]
             }
         } else if let actor = delivery.actorID {
-            body["actor"] = await identity(actor, version: version, scope)
+            // A message's sender is its actor, rendered already.
+            if let sender = body["message"]?["sender"], sender["user_id"] == .string(actor) {
+                body["actor"] = sender
+            } else {
+                body["actor"] = await identity(actor, version: version, scope)
+            }
         } else if let name = delivery.actorName {
             body["actor"] = ["name": .string(name)]
         }
@@ -234,7 +252,7 @@ struct WebhookDeliverer: Service {
     private func resources(_ delivery: WebhookDelivery, version: APIVersion, _ scope: Scope) async throws
         -> [String: JSONValue]
     {
-        let container = delivery.conversationID
+        let container: UUID? = delivery.conversationID
         let data = delivery.data ?? [:]
         if version != .v1_0, ["message.delivered", "message.read", "Receipt.created"].contains(delivery.kind) {
             guard let container else { return [:] }
@@ -325,4 +343,9 @@ struct WebhookDeliverer: Service {
         if let found = try? await domain.conversations.conversation(id, scope) { return try jsonValue(found) }
         return reference(.conversations, id, url: scope.urls.conversation(id))
     }
+}
+
+/// The suite will not call a webhook's target (``WebhookTargets/refusal(calling:)``).
+struct WebhookRefusal: Error {
+    let reason: String
 }

@@ -38,7 +38,7 @@ struct WebhookVerifier: Service {
     }
 
     func verify(_ webhook: WebhookRecord) async {
-        let failure = await challenge(webhook.targetURL)
+        let failure = await challenge(webhook.targetURL, privateTargets: webhook.privateTargets)
         do {
             try await withDeadline(WebhookDeliverer.databaseLimit) {
                 try await repository.verified(webhook.id, verification: webhook.verification, failure: failure, logger: logger)
@@ -50,7 +50,10 @@ struct WebhookVerifier: Service {
     }
 
     /// Nil when `target` answered the challenge, else why not.
-    func challenge(_ target: String) async -> String? {
+    func challenge(_ target: String, privateTargets: Bool) async -> String? {
+        if let refusal = await WebhookTargets.refusal(calling: target, privateTargets: privateTargets) {
+            return "Verification failed: \(refusal)"
+        }
         let challenge = Secrets.randomToken()
         let separator = target.contains("?") ? "&" : "?"
         var request = HTTPClientRequest(url: target + separator + "verification_challenge=" + challenge)
