@@ -45,6 +45,18 @@ struct Messages: Sendable {
         }
     }
 
+    /// The app's messages of `ids` as it reads them, by id, in one go (a webhook's batch); deleted
+    /// ones are left out. For the app's scope only.
+    func messages(_ ids: [UUID], _ scope: Scope) async throws -> [UUID: MessageObject] {
+        precondition(scope.caller == .app, "every message of the app is the app's to read")
+        return try await repositories.read(logger: scope.logger) { connection in
+            let records = try await connection.messages(app: scope.app, ids: ids, logger: scope.logger)
+            var presenter = views.presenter(scope, connection)
+            let objects = try await presenter.messages(records)
+            return Dictionary(zip(records.map(\.id), objects)) { first, _ in first }
+        }
+    }
+
     /// A message of `conversation`; 404 when it is a message of another.
     func message(_ id: UUID, in conversation: UUID, _ scope: Scope) async throws -> MessageObject {
         let message = try await message(id, scope)

@@ -103,6 +103,20 @@ extension PostgresConnection {
         return nil
     }
 
+    /// The app's messages of `ids` that are neither deleted nor in a deleted conversation.
+    func messages(app: UUID, ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await query(
+            """
+            SELECT \(unescaped: MessageRecord.columns) FROM sync.messages m
+            JOIN sync.conversations c ON c.id = m.conversation_id
+            WHERE m.app_id = \(app) AND m.id = ANY(\(ids)) AND m.deleted_at IS NULL AND c.deleted_at IS NULL
+            """, logger: logger)
+        var result: [MessageRecord] = []
+        for try await row in rows { result.append(try MessageRecord(row: row)) }
+        return result
+    }
+
     /// Makes sure every user has an identity row (participants named before they ever signed in).
     /// An empty row counts as never changed, so that the claims of any sign-in fill it in, even of
     /// one that opened its session before the row was made and is reported only later.

@@ -92,39 +92,57 @@ extension WebhookRepository {
         return found
     }
 
-    /// The receiver took the delivery; and the next event of its webhook and conversation, leased
-    /// like ``dueDeliveries(limit:logger:)`` leases it, if it is due and no other replica has it.
-    func delivered(_ delivery: WebhookDelivery, status: Int, latency: Duration, next: Bool, logger: Logger) async throws
-        -> WebhookDelivery?
-    {
+    /// What one attempt came to: the receiver's status and how long it took.
+    struct Attempt: Sendable {
+        var delivery: WebhookDelivery
+        var status: Int?
+        var latency: Duration
+    }
+
+    /// The receiver took `attempts` (of one webhook and conversation, in order); and, with `next`
+    /// up to `next` more events of that conversation that follow them, due and in order, leased
+    /// like ``dueDeliveries(limit:logger:)`` leases them (none when the webhook is no longer
+    /// active). One statement for a whole batch.
+    func delivered(_ attempts: [Attempt], next: Int, logger: Logger) async throws -> [WebhookDelivery] {
+        guard let last = attempts.last?.delivery else { return [] }
         let rows = try await write(
             """
             WITH done AS (
-                UPDATE sync.webhook_deliveries SET delivered_at = now(), attempts = attempts + 1, last_status = \(status),
-                    last_error = NULL, last_latency_ms = \(Self.milliseconds(latency))
-                WHERE id = \(delivery.id) RETURNING id
+                UPDATE sync.webhook_deliveries d SET delivered_at = now(), attempts = d.attempts + 1, last_status = u.status,
+                    last_error = NULL, last_latency_ms = u.latency
+                FROM unnest(\(attempts.map(\.delivery.id)), \(attempts.map { $0.status ?? 200 }),
+                    \(attempts.map { Self.milliseconds($0.latency) })) AS u (id, status, latency)
+                WHERE d.id = u.id RETURNING d.id
+            ),
+            following AS (
+                SELECT d.id, d.next_attempt_at <= now() AS due FROM sync.webhook_deliveries d
+                WHERE d.webhook_id = \(last.webhookID) AND d.conversation_id = \(last.conversationID)
+                  AND d.delivered_at IS NULL AND d.id > \(last.id)
+                  AND EXISTS (SELECT 1 FROM sync.webhooks w WHERE w.id = d.webhook_id AND w.status = 'active')
+                ORDER BY d.id LIMIT \(next)
             )
             UPDATE sync.webhook_deliveries SET next_attempt_at = now() + (
                 SELECT (w.timeout_ms + 5000) * interval '1 millisecond' FROM sync.webhooks w WHERE w.id = webhook_id)
-            WHERE id = (
-                SELECT d.id FROM sync.webhook_deliveries d, done
-                WHERE d.webhook_id = \(delivery.webhookID) AND d.conversation_id = \(delivery.conversationID)
-                  AND d.delivered_at IS NULL AND d.id > done.id AND \(next)
-                ORDER BY d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
-              AND next_attempt_at <= now()
-              AND EXISTS (SELECT 1 FROM sync.webhooks w WHERE w.id = webhook_id AND w.status = 'active')
+            WHERE id IN (
+                SELECT f.id FROM following f
+                WHERE f.id < coalesce((SELECT min(g.id) FROM following g WHERE NOT g.due), 9223372036854775807))
             RETURNING \(unescaped: WebhookDelivery.columns)
             """, logger: logger)
-        return try rows.first.map(WebhookDelivery.init(row:))
+        return try rows.map(WebhookDelivery.init(row:)).sorted { $0.id < $1.id }
     }
 
     /// The attempt failed: tried again at `retryAt`; or, once the webhook's deliveries have failed
     /// for `window`, the webhook turns inactive with the reason (its undelivered events are kept).
+    /// The events of its batch that were to follow it are let go, due at once (they wait behind it).
     func failed(
         _ delivery: WebhookDelivery, status: Int?, error: String, latency: Duration, retryAt: Date, window: Duration,
-        logger: Logger
+        releasing rest: [Int64], logger: Logger
     ) async throws {
         try await write(logger: logger) { connection in
+            if !rest.isEmpty {
+                try await connection.query(
+                    "UPDATE sync.webhook_deliveries SET next_attempt_at = now() WHERE id = ANY(\(rest))", logger: logger)
+            }
             let rows = try await connection.query(
                 """
                 UPDATE sync.webhook_deliveries SET attempts = attempts + 1, first_failed_at = coalesce(first_failed_at, now()),

@@ -39,6 +39,11 @@ enum WebhookEvents {
         return recorded.first { $0.value.contains(kind) }?.key ?? kind
     }
 
+    /// Whether events of `kind` are about a conversation's message (rendered in a batch together).
+    static func isConversationMessage(_ kind: String) -> Bool {
+        ["message.sent", "message.deleted", "message.delivered", "message.read"].contains(kind)
+    }
+
     /// The kinds recorded for the 2.0 events that 1.0 has under other names: a message sent to a
     /// conversation (`message.sent`) or to a channel (`Message.created`), a receipt of one message
     /// or of all up to a position.

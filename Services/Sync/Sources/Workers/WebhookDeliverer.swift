@@ -57,13 +57,14 @@ struct WebhookDeliverer: Service {
                                     guard let webhook = webhooks[delivery.webhookID] else { continue }
                                     inFlight += 1
                                     group.addTask {
-                                        // On to the conversation's next event while there is one.
-                                        // A delivery stuck past any deadline of its own is left
-                                        // behind; its lease runs out and it is taken again.
-                                        let limit = webhook.timeout + Self.databaseLimit * 3
-                                        var next: WebhookDelivery? = delivery
-                                        while let current = next {
-                                            next = (try? await withDeadline(limit) { await deliver(current, to: webhook) }) ?? nil
+                                        // Batch after batch of the conversation's events while
+                                        // there are more. A batch stuck past any deadline of its
+                                        // own is left behind; its leases run out, it is taken again.
+                                        let limit = webhook.timeout * Self.batchSize + Self.databaseLimit * 3
+                                        var batch = [delivery]
+                                        while !batch.isEmpty {
+                                            let current = batch
+                                            batch = (try? await withDeadline(limit) { await deliver(current, to: webhook) }) ?? []
                                         }
                                         return .delivery
                                     }
@@ -144,63 +145,79 @@ struct WebhookDeliverer: Service {
         }
     }
 
-    /// Delivers one event; then, unless this replica is shutting down, takes the next event of
-    /// its conversation (when it is due and no other replica has it), which it returns.
-    func deliver(_ delivery: WebhookDelivery, to webhook: WebhookRecord) async -> WebhookDelivery? {
-        let started = ContinuousClock.now
-        var status: Int?
-        var failure: String?
-        do {
-            if let refusal = await WebhookTargets.refusal(calling: webhook.targetURL, privateTargets: webhook.privateTargets) {
-                throw WebhookRefusal(reason: refusal)
+    /// The most events of one conversation taken at once, after the first.
+    static let batchSize = 32
+
+    /// Delivers a batch of one conversation's events in order, rendered together; then, unless
+    /// this replica is shutting down, takes the conversation's next batch (those due that no other
+    /// replica has), which it returns. The first failure ends the batch: the events after it wait.
+    func deliver(_ batch: [WebhookDelivery], to webhook: WebhookRecord) async -> [WebhookDelivery] {
+        var done: [WebhookRepository.Attempt] = []
+        var failure: (attempt: WebhookRepository.Attempt, reason: String)?
+        let bodies = await payloads(batch, webhook)
+        for (delivery, body) in zip(batch, bodies) {
+            let started = ContinuousClock.now
+            var status: Int?
+            var reason: String?
+            do {
+                status = try await post(try body.get(), of: delivery, to: webhook)
+                if let status, !(200..<300).contains(status) { reason = "The receiver answered \(status)" }
+            } catch let refusal as WebhookRefusal {
+                reason = refusal.reason
+            } catch {
+                reason = "The delivery failed: \(error)"
             }
-            let body = try await payload(delivery, webhook)
-            var request = HTTPClientRequest(url: webhook.targetURL)
-            request.method = .POST
-            let secret = try secrets.open(webhook.sealedSecret)
-            let signature = HMAC<Insecure.SHA1>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
-            let app = webhook.appID.lowercased
-            request.headers.add(name: "Content-Type", value: "application/vnd.layer.webhooks+json; version=\(webhook.version)")
-            request.headers.add(name: "User-Agent", value: "layer-webhooks/\(webhook.version)")
-            request.headers.add(
-                name: "layer-webhook-event-type", value: WebhookEvents.name(of: delivery.kind, version: webhook.version))
-            request.headers.add(name: "layer-webhook-signature", value: signature.map { String(format: "%02x", $0) }.joined())
-            request.headers.add(name: "layer-webhook-request-id", value: delivery.requestID.lowercased)
-            request.headers.add(name: "layer-webhook-id", value: "layer:///apps/\(app)/webhooks/\(webhook.id.lowercased)")
-            request.body = .bytes(ByteBuffer(data: body))
-            let response = try await http.execute(request, timeout: .init(webhook.timeout))
-            _ = try await response.body.collect(upTo: 64 * 1024)
-            status = Int(response.status.code)
-            if !(200..<300).contains(Int(response.status.code)) {
-                failure = "The receiver answered \(response.status.code) \(response.status.reasonPhrase)"
+            let attempt = WebhookRepository.Attempt(delivery: delivery, status: status, latency: ContinuousClock.now - started)
+            metrics.latency.recordNanoseconds(Int64(WebhookRepository.milliseconds(attempt.latency)) * 1_000_000)
+            (reason == nil ? metrics.delivered : metrics.failed).increment()
+            if let reason {
+                failure = (attempt, reason)
+                break
             }
-        } catch let refusal as WebhookRefusal {
-            failure = refusal.reason
-        } catch {
-            failure = "The delivery failed: \(error)"
+            done.append(attempt)
         }
-        let latency = ContinuousClock.now - started
-        metrics.latency.recordNanoseconds(Int64(WebhookRepository.milliseconds(latency)) * 1_000_000)
-        (failure == nil ? metrics.delivered : metrics.failed).increment()
         do {
-            if let failure {
-                logger.info(
-                    "Webhook delivery failed",
-                    metadata: ["webhook": "\(webhook.id)", "attempt": "\(delivery.attempts + 1)", "error": "\(failure)"])
-                try await repository.failed(
-                    delivery, status: status, error: failure, latency: latency,
-                    retryAt: Date().addingTimeInterval(Self.backoff(attempt: delivery.attempts + 1)),
-                    window: webhook.retryWindow,
-                    logger: logger)
-            } else {
+            guard let failure else {
                 return try await repository.delivered(
-                    delivery, status: status ?? 200, latency: latency, next: !Task.isShuttingDownGracefully, logger: logger)
+                    done, next: Task.isShuttingDownGracefully ? 0 : Self.batchSize, logger: logger)
             }
+            if !done.isEmpty { _ = try await repository.delivered(done, next: 0, logger: logger) }
+            let delivery = failure.attempt.delivery
+            logger.info(
+                "Webhook delivery failed",
+                metadata: ["webhook": "\(webhook.id)", "attempt": "\(delivery.attempts + 1)", "error": "\(failure.reason)"])
+            try await repository.failed(
+                delivery, status: failure.attempt.status, error: failure.reason, latency: failure.attempt.latency,
+                retryAt: Date().addingTimeInterval(Self.backoff(attempt: delivery.attempts + 1)), window: webhook.retryWindow,
+                releasing: batch.map(\.id).filter { $0 > delivery.id }, logger: logger)
         } catch {
-            // Taken again once its lease runs out: at least once.
-            logger.warning("Could not record a webhook delivery", metadata: ["error": "\(error)"])
+            // Taken again once their leases run out: at least once.
+            logger.warning("Could not record webhook deliveries", metadata: ["error": "\(error)"])
         }
-        return nil
+        return []
+    }
+
+    /// Posts one event's body to the webhook's target, signed; the receiver's status.
+    private func post(_ body: Data, of delivery: WebhookDelivery, to webhook: WebhookRecord) async throws -> Int {
+        if let refusal = await WebhookTargets.refusal(calling: webhook.targetURL, privateTargets: webhook.privateTargets) {
+            throw WebhookRefusal(reason: refusal)
+        }
+        var request = HTTPClientRequest(url: webhook.targetURL)
+        request.method = .POST
+        let secret = try secrets.open(webhook.sealedSecret)
+        let signature = HMAC<Insecure.SHA1>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
+        let app = webhook.appID.lowercased
+        request.headers.add(name: "Content-Type", value: "application/vnd.layer.webhooks+json; version=\(webhook.version)")
+        request.headers.add(name: "User-Agent", value: "layer-webhooks/\(webhook.version)")
+        request.headers.add(
+            name: "layer-webhook-event-type", value: WebhookEvents.name(of: delivery.kind, version: webhook.version))
+        request.headers.add(name: "layer-webhook-signature", value: signature.map { String(format: "%02x", $0) }.joined())
+        request.headers.add(name: "layer-webhook-request-id", value: delivery.requestID.lowercased)
+        request.headers.add(name: "layer-webhook-id", value: "layer:///apps/\(app)/webhooks/\(webhook.id.lowercased)")
+        request.body = .bytes(ByteBuffer(data: body))
+        let response = try await http.execute(request, timeout: .init(webhook.timeout))
+        _ = try await response.body.collect(upTo: 64 * 1024)
+        return Int(response.status.code)
     }
 
     /// Seconds before attempt `attempt` (the first retry is attempt 2): doubling from one second up
@@ -211,15 +228,39 @@ struct WebhookDeliverer: Service {
         return base * Double.random(in: 0.8...1.2)
     }
 
+    /// The bodies of a batch for `webhook`, in its order: the messages of its message events are
+    /// read and rendered together.
+    func payloads(_ batch: [WebhookDelivery], _ webhook: WebhookRecord) async -> [Result<Data, any Error>] {
+        let version = APIVersion(rawValue: webhook.version) ?? .v3_0
+        let scope = Scope(
+            app: webhook.appID, caller: .app, isBackend: true, urls: URLBuilder(base: baseURL(), serverAPIApp: webhook.appID),
+            logger: logger)
+        let conversationMessages = batch.filter { WebhookEvents.isConversationMessage($0.kind) }.compactMap(\.messageID)
+        let messages: [UUID: JSONValue] =
+            (try? await APIVersion.$current.withValue(version) {
+                try await domain.messages.messages(conversationMessages, scope).mapValues(jsonValue)
+            }) ?? [:]
+        var bodies: [Result<Data, any Error>] = []
+        for delivery in batch {
+            do {
+                bodies.append(.success(try await payload(delivery, webhook, messages: messages, scope)))
+            } catch {
+                bodies.append(.failure(error))
+            }
+        }
+        return bodies
+    }
+
     /// The body of `delivery` for `webhook`: the event, its actor, the resource as the Server API
     /// renders it in the webhook's version (a deleted one by its ids), and the app's `config`.
-    func payload(_ delivery: WebhookDelivery, _ webhook: WebhookRecord) async throws -> Data {
+    /// `messages` are rendered already.
+    func payload(_ delivery: WebhookDelivery, _ webhook: WebhookRecord, messages: [UUID: JSONValue], _ scope: Scope)
+        async throws -> Data
+    {
         let version = APIVersion(rawValue: webhook.version) ?? .v3_0
-        let urls = URLBuilder(base: baseURL(), serverAPIApp: delivery.appID)
-        let scope = Scope(app: delivery.appID, caller: .app, isBackend: true, urls: urls, logger: logger)
         let type = WebhookEvents.name(of: delivery.kind, version: webhook.version)
         var body = try await APIVersion.$current.withValue(version) {
-            try await resources(delivery, version: version, scope)
+            try await resources(delivery, version: version, messages: messages, scope)
         }
         var event: [String: JSONValue] = [
             "id": .string(delivery.requestID.lowercased), "type": .string(type),
@@ -249,9 +290,9 @@ struct WebhookDeliverer: Service {
     /// What the event is about, by the names of the webhook's version: 1.0 tells of a receipt
     /// with its message and of participants with their conversation; 2.0 and 3.0 with the
     /// `receipt`'s positions and the `changes`.
-    private func resources(_ delivery: WebhookDelivery, version: APIVersion, _ scope: Scope) async throws
-        -> [String: JSONValue]
-    {
+    private func resources(
+        _ delivery: WebhookDelivery, version: APIVersion, messages: [UUID: JSONValue], _ scope: Scope
+    ) async throws -> [String: JSONValue] {
         let container: UUID? = delivery.conversationID
         let data = delivery.data ?? [:]
         if version != .v1_0, ["message.delivered", "message.read", "Receipt.created"].contains(delivery.kind) {
@@ -298,6 +339,7 @@ struct WebhookDeliverer: Service {
             ]
         default:
             if let id = delivery.messageID {
+                if let rendered = messages[id] { return ["message": rendered] }
                 return ["message": try await message(id, conversation: container, scope)]
             }
             guard let id = container else { return [:] }
