@@ -33,8 +33,9 @@ struct WebhookDeliverer: Service {
     var maxInFlight = 64
 
     /// Keeps up to ``maxInFlight`` deliveries going, each on its own, so that a slow receiver holds
-    /// up nothing but its own events: as one ends, or the alarm rings (or half a second passes), it
-    /// takes more. Told to shut down, it takes no more and lets those in flight finish, so that a
+    /// up nothing but its own events. It takes more when the alarm rings or half a second passes
+    /// (or a delivery ends while all were busy), so that a conversation's events gather meanwhile
+    /// and go out in batches: an event waits at most about half a second. Told to shut down, it takes no more and lets those in flight finish, so that a
     /// replica that stops leaves no receiver with an event it took but was never told of.
     func run() async throws {
         enum Ended { case delivery, tick }
@@ -42,9 +43,10 @@ struct WebhookDeliverer: Service {
             await withTaskGroup(of: Ended.self) { group in
                 var inFlight = 0
                 var ticking = false
+                var taking = true
                 var housekeeping = Housekeeping()
                 while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                    if inFlight < maxInFlight {
+                    if taking && inFlight < maxInFlight {
                         do {
                             let due = try await withDeadline(Self.databaseLimit) { [maxInFlight, inFlight] in
                                 try await repository.dueDeliveries(limit: maxInFlight - inFlight, logger: logger)
@@ -57,14 +59,20 @@ struct WebhookDeliverer: Service {
                                     guard let webhook = webhooks[delivery.webhookID] else { continue }
                                     inFlight += 1
                                     group.addTask {
-                                        // Batch after batch of the conversation's events while
-                                        // there are more. A batch stuck past any deadline of its
-                                        // own is left behind; its leases run out, it is taken again.
+                                        // The first event, then what gathered behind it, and
+                                        // batch after batch while they come full (a backlog).
+                                        // A batch stuck past any deadline of its own is left
+                                        // behind; its leases run out, it is taken again.
                                         let limit = webhook.timeout * Self.batchSize + Self.databaseLimit * 3
                                         var batch = [delivery]
+                                        var first = true
                                         while !batch.isEmpty {
-                                            let current = batch
-                                            batch = (try? await withDeadline(limit) { await deliver(current, to: webhook) }) ?? []
+                                            let (current, more) = (batch, first || batch.count >= Self.batchSize)
+                                            first = false
+                                            batch =
+                                                (try? await withDeadline(limit) {
+                                                    await deliver(current, to: webhook, takingMore: more)
+                                                }) ?? []
                                         }
                                         return .delivery
                                     }
@@ -82,8 +90,12 @@ struct WebhookDeliverer: Service {
                         }
                     }
                     switch await group.next() {
-                    case .delivery?: inFlight -= 1
-                    case .tick?: ticking = false
+                    case .delivery?:
+                        taking = inFlight == maxInFlight
+                        inFlight -= 1
+                    case .tick?:
+                        ticking = false
+                        taking = true
                     case nil: break
                     }
                     housekeeping =
@@ -148,10 +160,11 @@ struct WebhookDeliverer: Service {
     /// The most events of one conversation taken at once, after the first.
     static let batchSize = 32
 
-    /// Delivers a batch of one conversation's events in order, rendered together; then, unless
-    /// this replica is shutting down, takes the conversation's next batch (those due that no other
-    /// replica has), which it returns. The first failure ends the batch: the events after it wait.
-    func deliver(_ batch: [WebhookDelivery], to webhook: WebhookRecord) async -> [WebhookDelivery] {
+    /// Delivers a batch of one conversation's events in order, rendered together; then, with
+    /// `takingMore` and unless this replica is shutting down, takes the conversation's next batch
+    /// (those due that no other replica has), which it returns. The first failure ends the batch:
+    /// the events after it wait.
+    func deliver(_ batch: [WebhookDelivery], to webhook: WebhookRecord, takingMore: Bool) async -> [WebhookDelivery] {
         var done: [WebhookRepository.Attempt] = []
         var failure: (attempt: WebhookRepository.Attempt, reason: String)?
         let bodies = await payloads(batch, webhook)
@@ -179,7 +192,7 @@ struct WebhookDeliverer: Service {
         do {
             guard let failure else {
                 return try await repository.delivered(
-                    done, next: Task.isShuttingDownGracefully ? 0 : Self.batchSize, logger: logger)
+                    done, next: takingMore && !Task.isShuttingDownGracefully ? Self.batchSize : 0, logger: logger)
             }
             if !done.isEmpty { _ = try await repository.delivered(done, next: 0, logger: logger) }
             let delivery = failure.attempt.delivery
@@ -321,8 +334,12 @@ struct WebhookDeliverer: Service {
             return ["message": ["id": .string(LayerID(.messages, id).uri), "channel": channelReference(channel, scope)]]
         case "Channel.created", "Channel.updated", "Channel.deleted":
             guard let channel = container else { return [:] }
-            guard case .object(var fields) = try? jsonValue(try await domain.channels.channel(channel, scope)) else {
-                return ["channel": channelReference(channel, scope)]
+            // A channel deleted by now is told by its id (and its metadata as it was, if kept).
+            var fields: [String: JSONValue] = [
+                "id": .string(LayerID(.channels, channel).uri), "url": .string(scope.urls.channel(channel)),
+            ]
+            if case .object(let rendered)? = try? jsonValue(try await domain.channels.channel(channel, scope)) {
+                fields = rendered
             }
             if let metadata = data["metadata"] { fields["metadata"] = metadata }
             return ["channel": .object(fields)]
