@@ -118,22 +118,7 @@ def parse_blocks(path: str, text: str) -> tuple[list[Block], list[Failure]]:
 
 def blank_code(text: str) -> str:
     """The text with fenced blocks and inline code spans blanked out, line numbers kept."""
-    out = []
-    fence = None
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if fence:
-            if stripped.startswith(fence):
-                fence = None
-            out.append("")
-            continue
-        opening = re.match(r"^(`{3,}|~{3,})", stripped)
-        if opening:
-            fence = opening.group(1)
-            out.append("")
-            continue
-        out.append(line)
-    joined = "\n".join(out)
+    joined = blank_fences(text)
     return re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), joined, flags=re.S)
 
 
@@ -180,7 +165,7 @@ def anchors(text: str) -> set[str]:
     """Every anchor a page has: its headings' slugs (repeats numbered) and explicit `<a id|name>`."""
     found: set[str] = set()
     seen: dict[str, int] = {}
-    plain = blank_code_keep_headings(text)
+    plain = blank_fences(text)
     for line in plain.split("\n"):
         heading = re.match(r"^ {0,3}#{1,6}\s+(.*)$", line)
         if heading:
@@ -193,8 +178,8 @@ def anchors(text: str) -> set[str]:
     return found
 
 
-def blank_code_keep_headings(text: str) -> str:
-    """The text without fenced blocks (headings keep their inline code)."""
+def blank_fences(text: str) -> str:
+    """The text with fenced blocks blanked out, line numbers kept (inline code stays)."""
     out = []
     fence = None
     for line in text.split("\n"):
