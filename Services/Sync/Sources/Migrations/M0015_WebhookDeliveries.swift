@@ -188,16 +188,16 @@ let m0015WebhookDeliveries = Migration(
         """,
         """
         CREATE FUNCTION sync.webhook_channel_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            kept jsonb := jsonb_build_object('name', NEW.name, 'metadata', NEW.metadata);
         BEGIN
+            -- Its name and metadata as they were: the channel may be gone when the event goes out.
             IF TG_OP = 'INSERT' THEN
-                PERFORM sync.record_webhook_event(
-                    NEW.app_id, 'Channel.created', NEW.id, NULL, NEW.created_by, NULL,
-                    jsonb_build_object('metadata', NEW.metadata));
+                PERFORM sync.record_webhook_event(NEW.app_id, 'Channel.created', NEW.id, NULL, NEW.created_by, NULL, kept);
             ELSIF NEW.deleted_at IS NOT NULL AND OLD.deleted_at IS NULL THEN
-                PERFORM sync.record_webhook_event(NEW.app_id, 'Channel.deleted', NEW.id, NULL, NULL, NULL);
+                PERFORM sync.record_webhook_event(NEW.app_id, 'Channel.deleted', NEW.id, NULL, NULL, NULL, kept);
             ELSIF NEW.metadata IS DISTINCT FROM OLD.metadata THEN
-                PERFORM sync.record_webhook_event(
-                    NEW.app_id, 'Channel.updated', NEW.id, NULL, NULL, NULL, jsonb_build_object('metadata', NEW.metadata));
+                PERFORM sync.record_webhook_event(NEW.app_id, 'Channel.updated', NEW.id, NULL, NULL, NULL, kept);
             END IF;
             RETURN NULL;
         END $$

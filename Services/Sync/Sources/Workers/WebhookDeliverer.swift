@@ -334,13 +334,14 @@ struct WebhookDeliverer: Service {
             return ["message": ["id": .string(LayerID(.messages, id).uri), "channel": channelReference(channel, scope)]]
         case "Channel.created", "Channel.updated", "Channel.deleted":
             guard let channel = container else { return [:] }
-            // A channel deleted by now is told by its id (and its metadata as it was, if kept).
+            // A channel deleted by now is told by its id, and the name and metadata it had.
             var fields: [String: JSONValue] = [
                 "id": .string(LayerID(.channels, channel).uri), "url": .string(scope.urls.channel(channel)),
             ]
             if case .object(let rendered)? = try? jsonValue(try await domain.channels.channel(channel, scope)) {
                 fields = rendered
             }
+            if let name = data["name"], fields["name"] == nil { fields["name"] = name }
             if let metadata = data["metadata"] { fields["metadata"] = metadata }
             return ["channel": .object(fields)]
         case "Membership.created", "Membership.deleted":
