@@ -18,6 +18,14 @@ extension AdminCommand {
             var path: String {
                 "/apps/\(OperatorClient.segment(app))/webhooks/\(OperatorClient.segment(webhook))"
             }
+
+            /// `POST …/webhooks/<id>/<action>` with a Server API token minted for it; the answer.
+            func post(_ action: String, body: JSONValue? = nil, through connection: Connection) async throws -> JSONValue? {
+                let client = try connection.client()
+                return try await client.withServerAPIToken(app: app) { token in
+                    try await client.call(.POST, "\(path)/\(action)", body: body, bearer: token, accept: Webhooks.accept)
+                }
+            }
         }
 
         static let accept = "\(APIVersion.webhooksMediaType); version=3.0"
@@ -60,11 +68,7 @@ extension AdminCommand {
             @OptionGroup var target: Target
 
             func run() async throws {
-                let client = try connection.client()
-                let webhook = try await client.withServerAPIToken(app: target.app) { token in
-                    try await client.call(.POST, "\(target.path)/pause", bearer: token, accept: Webhooks.accept)
-                }
-                print(Webhooks.line(webhook ?? .null))
+                print(Webhooks.line(try await target.post("pause", through: connection) ?? .null))
             }
         }
 
@@ -75,11 +79,7 @@ extension AdminCommand {
             @OptionGroup var target: Target
 
             func run() async throws {
-                let client = try connection.client()
-                let webhook = try await client.withServerAPIToken(app: target.app) { token in
-                    try await client.call(.POST, "\(target.path)/resume", bearer: token, accept: Webhooks.accept)
-                }
-                print(Webhooks.line(webhook ?? .null))
+                print(Webhooks.line(try await target.post("resume", through: connection) ?? .null))
             }
         }
 
@@ -95,12 +95,8 @@ extension AdminCommand {
                 if let since, LayerTimestamp.date(since) == nil {
                     throw ValidationError("--since is an ISO-8601 time, e.g. 2026-11-27T09:00:00Z.")
                 }
-                let client = try connection.client()
-                let answer = try await client.withServerAPIToken(app: target.app) { token in
-                    try await client.call(
-                        .POST, "\(target.path)/replay", body: ["since": since.map(JSONValue.string) ?? .null], bearer: token,
-                        accept: Webhooks.accept)
-                }
+                let answer = try await target.post(
+                    "replay", body: ["since": since.map(JSONValue.string) ?? .null], through: connection)
                 var count = 0
                 if case .number(let value)? = answer?["events"] { count = Int(value) }
                 print("replaying \(count) events")
