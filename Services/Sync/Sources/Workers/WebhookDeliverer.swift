@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// `layer-webhook-request-id` on every attempt. A 2xx within the webhook's timeout delivers it;
 /// anything else is tried again later, ever less often, until the webhook's deliveries have failed
 /// for its retry window and it turns inactive. Replicas share the outbox under leases; a webhook's
-/// events of one conversation go one at a time, in order.
+/// events of one conversation go out in order, one after another (in batches when they gather).
 struct WebhookDeliverer: Service {
     let domain: SyncDomain
     let repository: WebhookRepository
@@ -35,8 +35,9 @@ struct WebhookDeliverer: Service {
     /// Keeps up to ``maxInFlight`` deliveries going, each on its own, so that a slow receiver holds
     /// up nothing but its own events. It takes more when the alarm rings or half a second passes
     /// (or a delivery ends while all were busy), so that a conversation's events gather meanwhile
-    /// and go out in batches: an event waits at most about half a second. Told to shut down, it takes no more and lets those in flight finish, so that a
-    /// replica that stops leaves no receiver with an event it took but was never told of.
+    /// and go out in batches: an event waits about half a second at most. Told to shut down, it
+    /// takes no more and lets those in flight finish, so that a replica that stops leaves no
+    /// receiver with an event it took but was never told of.
     func run() async throws {
         enum Ended { case delivery, tick }
         await withGracefulShutdownHandler {
