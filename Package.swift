@@ -78,7 +78,7 @@ let services = [
         "Sync", executable: "layer-sync",
         dependencies: [
             crypto, cryptoExtras, httpClient, webSocket, .product(name: "CompressNIO", package: "compress-nio"),
-            .product(name: "MultipartKit", package: "multipart-kit"),
+            .product(name: "MultipartKit", package: "multipart-kit"), .product(name: "JWTKit", package: "jwt-kit"),
         ],
         // The pages the browser tests load.
         testExcludes: ["Web/Pages"]),
@@ -127,6 +127,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         .target(
@@ -198,6 +199,9 @@ let package = Package(
                     "LayerServer", "LayerModels", "LayerSuite", "LayerDevelopment", httpClient, cryptoExtras,
                     .product(name: "HummingbirdTesting", package: "hummingbird"),
                     .product(name: "HummingbirdTLS", package: "hummingbird"),
+                    .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                    .product(name: "JWTKit", package: "jwt-kit"),
+                    .product(name: "X509", package: "swift-certificates"),
                     .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                     .product(name: "Yams", package: "Yams"),
                 ] + serviceLibraries,

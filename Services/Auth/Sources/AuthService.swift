@@ -28,6 +28,8 @@ public struct AuthService: ConfigurableService {
     let endings: SessionEndings
     let reporter: ClaimsReporter
     let origins: AllowedOrigins
+    /// The sync service: told of ended sessions, and the owner of push providers.
+    let sync: InternalClient
 
     public init(settings: AuthSettings, dependencies: ServiceDependencies) {
         let server = dependencies.server
@@ -59,6 +61,7 @@ public struct AuthService: ConfigurableService {
         let sync = InternalClient(
             baseURL: syncURL, token: token, http: dependencies.http, timeout: .seconds(2), attempts: 3)
         endings = SessionEndings(sessions: sessions.sessions, certificates: certificateRepository, peers: [sync])
+        self.sync = sync
         certificateReader = ClientCertificateReader(server)
         sessionAuthenticator = SessionAuthenticator(
             introspector: LocalIntrospector(sessions: sessions), certificates: certificateReader, realm: server.realm,
@@ -75,7 +78,7 @@ public struct AuthService: ConfigurableService {
         ).addRoutes(to: router)
         AdminController(
             apps: sessions.apps, sessions: sessions.sessions, endings: endings, operatorToken: settings.operatorToken,
-            origins: origins
+            origins: origins, sync: sync
         ).addRoutes(to: router)
         ServerAPIController(apps: sessions.apps, origins: origins).addRoutes(to: router)
         InternalController(sessions: sessions, endings: endings, tokens: server.internalTokens).addRoutes(to: router)

@@ -38,6 +38,8 @@ public struct SyncService: ConfigurableService {
     let verifications = ScheduleAlarm()
     /// Wakes this replica's webhook deliverer.
     let deliveries = ScheduleAlarm()
+    /// Wakes this replica's push-notification sender.
+    let pushJobs = PushJobAlarm()
     /// Where the resources in webhook payloads point.
     let publicBaseURL: @Sendable () -> String
     let origins: AllowedOrigins
@@ -63,16 +65,18 @@ public struct SyncService: ConfigurableService {
             repositories: repositories, views: views, relationships: relationships, auth: auth,
             contentSettings: RichContent.Settings(quotaBytes: settings.contentQuotaBytes), schedules: schedules,
             webhooks: .init(
-                secrets: WebhookSecrets(serviceSecret: settings.contentLinkSecret),
+                secrets: SealedSecrets.webhooks(serviceSecret: settings.contentLinkSecret),
                 targets: WebhookTargets(privateTargets: settings.webhookPrivateTargets), verifications: verifications,
                 deliveries: deliveries,
                 delivery: .init(
                     timeout: settings.webhookTimeout, retryWindow: settings.webhookRetryWindow, keep: settings.webhookKeep,
-                    privateTargets: settings.webhookPrivateTargets)))
+                    privateTargets: settings.webhookPrivateTargets)),
+            pushNotifications: PushNotifications(
+                repositories: repositories, secrets: .pushKeys(serviceSecret: settings.contentLinkSecret), alarm: pushJobs))
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: views.links,
-            template: views.pushURLs, introspector: sessionAuthenticator.sessionIntrospector)
+            template: views.pushURLs, introspector: sessionAuthenticator.sessionIntrospector, jobAlarm: pushJobs)
         internalTokens = server.internalTokens
         uploads = UploadSlots(limit: settings.uploadsPerUser)
         appTokens = dependencies.appTokenVerifier(auth: auth)
@@ -88,6 +92,7 @@ public struct SyncService: ConfigurableService {
         ClientController(domain: domain).addRoutes(to: client)
         FollowingController(domain: domain).addRoutes(to: client)
         ChannelController(domain: domain).addRoutes(to: client)
+        PushTokenController(domain: domain).addRoutes(to: client)
         SyncController(domain: domain).addRoutes(to: client)
         AnnouncementController(domain: domain).addRoutes(to: client)
         let content = ContentController(domain: domain, settings: settings, uploads: uploads, origins: origins)
@@ -135,8 +140,13 @@ public struct SyncService: ConfigurableService {
                     logger: Logger(label: "layer-sync.webhooks")),
                 WebhookDeliverer(
                     domain: domain, repository: repositories.webhooks,
-                    secrets: WebhookSecrets(serviceSecret: settings.contentLinkSecret), alarm: deliveries, http: .webhooks,
+                    secrets: SealedSecrets.webhooks(serviceSecret: settings.contentLinkSecret), alarm: deliveries, http: .webhooks,
                     baseURL: publicBaseURL, logger: Logger(label: "layer-sync.webhooks")),
+                PushNotifier(
+                    repository: repositories.pushNotifications,
+                    senders: ProviderSenders(
+                        secrets: .pushKeys(serviceSecret: settings.contentLinkSecret), settings: settings.pushProviders),
+                    settings: settings.pushProviders, alarm: pushJobs, logger: Logger(label: "layer-sync.notifications")),
             ]
     }
 

@@ -33,6 +33,8 @@ public struct SyncSettings: ServiceSettings {
     /// How long a webhook's events are kept: undelivered ones for an activate or a resume,
     /// delivered ones for the delivery log and replays.
     public var webhookKeep: Duration = .seconds(24 * 3600)
+    /// Where APNs and FCM answer, and how long a push may take.
+    public var pushProviders = PushProviderSettings()
 
     public init(
         maxContentBytes: Int = 50 * 1024 * 1024, push: PushSettings = PushSettings(),
@@ -46,7 +48,8 @@ public struct SyncSettings: ServiceSettings {
     /// `LAYER_CONTENT_MAX_BYTES`, `LAYER_CONTENT_QUOTA_BYTES`, `LAYER_UPLOADS_PER_USER`,
     /// `LAYER_CONTENT_GRACE_SECONDS`, `LAYER_AUTH_URL`, `LAYER_NAMES_URL`, `LAYER_CONTENT_LINK_SECRET`
     /// (required), `LAYER_WEBHOOK_PRIVATE_TARGETS`, `LAYER_WEBHOOK_TIMEOUT_MS`,
-    /// `LAYER_WEBHOOK_RETRY_WINDOW_SECONDS`, `LAYER_WEBHOOK_KEEP_HOURS` and the push settings (`LAYER_PUSH_*`).
+    /// `LAYER_WEBHOOK_RETRY_WINDOW_SECONDS`, `LAYER_WEBHOOK_KEEP_HOURS`, the push settings (`LAYER_PUSH_*`)
+    /// and the push providers' (``PushProviderSettings``).
     public static func read(_ reader: inout SettingsReader) -> SyncSettings {
         var settings = SyncSettings(
             maxContentBytes: reader.integer("LAYER_CONTENT_MAX_BYTES", default: 50 * 1024 * 1024, in: 1...(1 << 40)),
@@ -62,6 +65,7 @@ public struct SyncSettings: ServiceSettings {
         settings.webhookRetryWindow = .seconds(
             reader.integer("LAYER_WEBHOOK_RETRY_WINDOW_SECONDS", default: 1800, in: 1...(7 * 86400)))
         settings.webhookKeep = .seconds(3600 * reader.integer("LAYER_WEBHOOK_KEEP_HOURS", default: 24, in: 1...(90 * 24)))
+        settings.pushProviders = PushProviderSettings.read(&reader)
         settings.contentGrace = .seconds(
             reader.integer("LAYER_CONTENT_GRACE_SECONDS", default: 24 * 3600, in: 60...(365 * 86400)))
         return settings

@@ -13,6 +13,8 @@ struct AdminController: Sendable {
     let operatorToken: String
     /// Told when an app's allowed origins change, so that they apply at once.
     let origins: AllowedOrigins
+    /// The sync service, owner of the apps' push providers.
+    let sync: InternalClient
 
     struct CreateApp: Decodable {
         var name: String
@@ -111,6 +113,7 @@ struct AdminController: Sendable {
         admin.delete("apps/:app/tokens/:token", use: revokeToken)
         admin.post("apps/:app/users/:user/challenge", use: challengeUser)
         admin.delete("certificates/:certificate", use: revokeCertificate)
+        addPushRoutes(to: admin)
     }
 
     @Sendable func createApp(_ request: Request, context: LayerRequestContext) async throws -> Response {
@@ -222,7 +225,7 @@ struct AdminController: Sendable {
 
     // MARK: Helpers
 
-    private func app(_ context: LayerRequestContext) async throws -> AppRecord {
+    func app(_ context: LayerRequestContext) async throws -> AppRecord {
         let id = try context.parameters.layerID("app", as: .apps)
         guard let app = try await apps.app(id.uuid, logger: context.logger) else { throw APIError.notFound("The app") }
         return app

@@ -15,6 +15,15 @@ struct InternalController {
     /// The routes of the auth service.
     func addRoutes(to internalRoutes: some RouterMethods<LayerRequestContext>) {
         internalRoutes.post("identities/claims", use: recordClaims)
+        internalRoutes.post("push/providers", use: pushProviders)
+    }
+
+    /// The operator's view and changes of an app's push providers, relayed by the auth service's
+    /// admin API (which checked the operator and that the app exists).
+    @Sendable func pushProviders(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(
+            InternalAPI.PushProvidersRequest.self, limit: 64 * 1024, allowedKeys: ["app_id", "action", "provider", "credentials"])
+        return try Response.json(try await domain.pushNotifications.providers(body, logger: context.logger))
     }
 
     /// The routes of the VoIP service.

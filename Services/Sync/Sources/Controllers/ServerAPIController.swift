@@ -72,6 +72,7 @@ struct ServerAPIController: Sendable {
         server.put("users/:user/badge", use: setBadge)
         server.get("users/:user/badge", use: getBadge)
         server.post("notifications", use: sendNotification)
+        server.get("push_failures", use: pushFailures)
         server.put("export_security", use: setExportSecurity)
         server.get("export_security", use: getExportSecurity)
         server.post("exports", use: createExport)

@@ -4,8 +4,9 @@ import LayerServer
 import Logging
 
 /// Badges and push-only notifications: what the app's backend tells a user's devices without a
-/// message. There is no APNs or FCM here; both reach the devices connected at that moment, on any
-/// replica, as signals over the WebSocket or event stream.
+/// message. Both reach the devices connected at that moment, on any replica, as signals over the
+/// WebSocket or event stream, and the others that hold a push token through APNs or FCM (a badge
+/// as a silent push).
 struct Badges: Sendable {
     private let repositories: SyncRepositories
 
@@ -17,6 +18,7 @@ struct Badges: Sendable {
     /// the badge to their devices (best effort: devices read it again when they next ask).
     func setExternalCount(_ count: Int, _ scope: Scope) async throws {
         try await repositories.badges.setExternalCount(app: scope.app, user: scope.user, count: count, logger: scope.logger)
+        try await repositories.pushNotifications.enqueueBadge(app: scope.app, user: scope.user, logger: scope.logger)
         do {
             let badge = try await badge(scope)
             let signal: JSONValue = [
@@ -50,6 +52,8 @@ struct Badges: Sendable {
         guard text.utf8.count <= Self.maxNotificationBytes else {
             throw APIError.invalid("notification", "notification is at most \(Self.maxNotificationBytes) bytes of JSON.")
         }
+        try await repositories.pushNotifications.enqueueNotification(
+            app: scope.app, users: recipients, notification: notification, logger: scope.logger)
         let signal = "{\"notification\":\(text),\"sent_at\":\"\(LayerTimestamp.string(Date()))\",\"type\":\"notification\"}"
         guard
             try await PushChannel.publish(

@@ -24,14 +24,17 @@ struct SyncDomain: Sendable {
     let badges: Badges
     let exports: Exports
     let webhooks: Webhooks
+    let pushNotifications: PushNotifications
     let views: Views
     /// Typing indicators and the relationship report of delayed sends; see ``ScheduledSender``.
     let scheduled: ScheduledSends
 
     init(
         repositories: SyncRepositories, views: Views, relationships: RelationshipReporter, auth: InternalClient,
-        contentSettings: RichContent.Settings, schedules: ScheduleAlarm, webhooks: WebhookSettings
+        contentSettings: RichContent.Settings, schedules: ScheduleAlarm, webhooks: WebhookSettings,
+        pushNotifications: PushNotifications
     ) {
+        self.pushNotifications = pushNotifications
         self.views = views
         let identities = Identities(
             repositories: repositories, views: views, recorder: IdentityRecorder(repositories: repositories))
@@ -91,7 +94,7 @@ struct SyncDomain: Sendable {
 
 /// What the webhooks use case is built with.
 struct WebhookSettings: Sendable {
-    let secrets: WebhookSecrets
+    let secrets: SealedSecrets
     let targets: WebhookTargets
     let verifications: ScheduleAlarm
     let deliveries: ScheduleAlarm

@@ -8,7 +8,7 @@ import Logging
 /// challenge (``WebhookVerifier``) is answered; the local verifier is woken at once.
 struct Webhooks: Sendable {
     private let repository: WebhookRepository
-    private let secrets: WebhookSecrets
+    private let secrets: SealedSecrets
     private let targets: WebhookTargets
     /// Wakes this replica's verifier.
     private let verifications: ScheduleAlarm
@@ -17,7 +17,7 @@ struct Webhooks: Sendable {
     private let delivery: WebhookDeliverySettings
 
     init(
-        repositories: SyncRepositories, secrets: WebhookSecrets, targets: WebhookTargets, verifications: ScheduleAlarm,
+        repositories: SyncRepositories, secrets: SealedSecrets, targets: WebhookTargets, verifications: ScheduleAlarm,
         deliveries: ScheduleAlarm, delivery: WebhookDeliverySettings
     ) {
         self.deliveries = deliveries

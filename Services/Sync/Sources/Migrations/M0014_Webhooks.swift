@@ -1,7 +1,7 @@
 import LayerServer
 
 /// The apps' webhooks: where each sends which events, in which version, signed with which secret
-/// (sealed, see ``WebhookSecrets``), and where its verification stands. `verification` counts the
+/// (sealed, see ``SealedSecrets``), and where its verification stands. `verification` counts the
 /// verifications asked for (on registration and on each activation); a verifier records its answer
 /// only for the one it was sent for. `verify_after` is when an unverified webhook is due for its
 /// challenge (a replica taking it moves it on by a lease).

@@ -19,12 +19,15 @@ struct Push: Sendable {
     let introspector: any SessionIntrospector
     let presence: Presence
     let typing: TypingTracker
+    /// Rung by every change notice, for the push-notification sender.
+    let jobAlarm: PushJobAlarm
 
     init(
         settings: PushSettings, repositories: SyncRepositories, postgres: PostgresClient, links: ContentLinks,
-        template: PushURLTemplate, introspector: any SessionIntrospector
+        template: PushURLTemplate, introspector: any SessionIntrospector, jobAlarm: PushJobAlarm = PushJobAlarm()
     ) {
         self.settings = settings
+        self.jobAlarm = jobAlarm
         self.repositories = repositories
         self.postgres = postgres
         self.links = links

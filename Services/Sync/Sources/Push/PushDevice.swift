@@ -141,6 +141,12 @@ final class PushDevice: Sendable {
         var onClose: (@Sendable (PushCloseReason) -> Void)?
     }
 
+    /// How a session is named outside of auth: the base64url SHA-256 of its token (so are ended
+    /// sessions reported, and push tokens tied to the session that registered them).
+    static func sessionReference(of token: String) -> String {
+        Data(SHA256.hash(data: Data(token.utf8))).base64URLEncodedString()
+    }
+
     init(
         id: Int64, key: UserKey, kind: Kind, sessionToken: String, expiresAt: Date?, urls: URLBuilder,
         version: APIVersion = .v3_0, after seq: Int64, capacity: Int
@@ -152,7 +158,7 @@ final class PushDevice: Sendable {
         self.key = key
         self.kind = kind
         self.sessionToken = sessionToken
-        sessionReference = Data(SHA256.hash(data: Data(sessionToken.utf8))).base64URLEncodedString()
+        sessionReference = Self.sessionReference(of: sessionToken)
         self.expiresAt = expiresAt
         self.capacity = capacity
         (items, outbox) = AsyncStream.makeStream(of: PushItem.self, bufferingPolicy: .unbounded)

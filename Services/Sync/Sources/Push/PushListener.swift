@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// for 1.x devices, if it differs) for an ephemeral packet to those users' devices, wherever they
 /// are connected, and
 /// `{"a":app,"x":user,"r":reason,"s":[session,…]}` when sessions of that user ended (`s` absent:
-/// all of them).
+/// all of them), and `{"a":app,"p":1}` when the app's push providers changed.
 enum PushChannel {
     static let name = "sync_push"
     /// PostgreSQL refuses payloads of 8000 bytes or more.
@@ -61,6 +61,11 @@ enum PushChannel {
         }
     }
 
+    /// Tells every replica that the app's push providers changed.
+    static func publishProvidersChanged(app: UUID, postgres: PostgresClient, logger: Logger) async throws {
+        try await postgres.notify(name, payload: "{\"a\":\"\(app.uuidString)\",\"p\":1}", logger: logger)
+    }
+
     private static func text(_ notice: Ended) throws -> String {
         String(decoding: try JSONEncoder().encode(notice), as: UTF8.self)
     }
@@ -100,6 +105,11 @@ struct PushListener: Service {
         guard case .object(let fields)? = JSONValue(jsonText: payload),
             let app = fields["a"]?.stringValue.flatMap(UUID.init(uuidString:))
         else { return }
+        if fields["p"] != nil {
+            push.jobAlarm.providersChanged()
+            return
+        }
+        push.jobAlarm.changed(app: app)
         if case .array(let changed)? = fields["c"] {
             hub.markWaiting(
                 changed.compactMap { pair in

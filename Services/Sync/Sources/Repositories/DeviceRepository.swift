@@ -44,8 +44,9 @@ struct DeviceRepository: PostgresRepository {
     func addDevice(_ device: PushDevice, replica: UUID, logger: Logger) async throws -> Int {
         try await write(
             """
-            INSERT INTO sync.devices (replica_id, id, app_id, user_id, kind)
-            VALUES (\(replica), \(device.id), \(device.key.app), \(device.key.user), \(device.kind.rawValue))
+            INSERT INTO sync.devices (replica_id, id, app_id, user_id, kind, session_ref)
+            VALUES (\(replica), \(device.id), \(device.key.app), \(device.key.user), \(device.kind.rawValue),
+                    \(device.sessionReference))
             """, logger: logger)
         return try await liveDevices(app: device.key.app, users: [device.key.user], kind: .webSocket, logger: logger)
             .values.reduce(0, +)

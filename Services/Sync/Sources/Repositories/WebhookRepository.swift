@@ -4,7 +4,7 @@ import LayerServer
 import Logging
 import PostgresNIO
 
-/// A webhook as stored; its secret stays sealed here (``WebhookSecrets``).
+/// A webhook as stored; its secret stays sealed here (``SealedSecrets``).
 struct WebhookRecord: Sendable {
     enum Status: String, Sendable { case unverified, active, inactive }
 

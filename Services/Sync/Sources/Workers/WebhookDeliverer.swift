@@ -17,7 +17,7 @@ import ServiceLifecycle
 struct WebhookDeliverer: Service {
     let domain: SyncDomain
     let repository: WebhookRepository
-    let secrets: WebhookSecrets
+    let secrets: SealedSecrets
     let alarm: ScheduleAlarm
     let http: HTTPClient
     /// Where the resources of a payload point (the suite's public base URL).

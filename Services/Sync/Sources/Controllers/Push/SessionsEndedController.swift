@@ -6,7 +6,8 @@ import LayerServer
 /// `POST /internal/v1/sessions/ended`: the auth service ended sessions of a user (a logout, a
 /// revocation, a challenge, a suspension, a revoked certificate). The notice goes through the push
 /// channel to every replica, each of which drops what it cached about the user's sessions and
-/// closes the connections open with those that ended.
+/// closes the connections open with those that ended. A device that logged out (or whose session
+/// or certificate was revoked) also loses the push token it registered with that session.
 struct SessionsEndedController {
     let push: Push
 
@@ -25,6 +26,10 @@ struct SessionsEndedController {
             guard sessions.count <= 10_000, sessions.allSatisfy({ $0.count == 43 }) else {
                 throw APIError.invalid("sessions", "sessions are at most 10000 base64url SHA-256 hashes of session tokens.")
             }
+        }
+        if ["revoked", "certificate_revoked"].contains(notice.reason) {
+            try await push.repositories.pushNotifications.sessionsEnded(
+                app: notice.appID, user: notice.userID, sessions: notice.sessions, logger: context.logger)
         }
         try await PushChannel.publish(notice, postgres: push.postgres, logger: context.logger)
         return try Response.json(InternalAPI.Acknowledgement(), status: .accepted)

@@ -4,8 +4,10 @@ import LayerModels
 import LayerServer
 
 /// Push-only notifications (`POST /apps/:app/notifications`): a notification without a message.
-/// There is no APNs or FCM here; it reaches each recipient's devices connected at that moment,
-/// on any replica, as a `notification` signal over the WebSocket or event stream, and is not kept.
+/// It reaches each recipient's devices connected at that moment, on any replica, as a
+/// `notification` signal over the WebSocket or event stream, and their other devices that hold a
+/// push token through APNs or FCM. And the log of the app's recent push failures
+/// (`GET /apps/:app/push_failures`).
 extension ServerAPIController {
     struct NotificationBody: Decodable {
         var recipients: [JSONValue]?
@@ -31,5 +33,13 @@ extension ServerAPIController {
         }
         try await domain.badges.notify(recipients, notification: body.notification, scope)
         return Response(status: .accepted)
+    }
+
+    /// The most failures the log shows.
+    static let maxPushFailures = 100
+
+    @Sendable func pushFailures(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let scope = try domain.appScope(request, context)
+        return try Response.json(try await domain.pushNotifications.failures(scope, limit: Self.maxPushFailures))
     }
 }

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import LayerServer
+import Metrics
+import Synchronization
+
+/// Wakes the push-notification sender when a change may have recorded a job: on every change
+/// notice (from any replica) of an app that has a provider. Until it has read which apps have
+/// one, and after a provider is set anywhere, it wakes on every notice.
+final class PushJobAlarm: Sendable {
+    let alarm = ScheduleAlarm()
+    private let apps = Mutex<Set<UUID>?>(nil)
+
+    /// A change of `app` was committed.
+    func changed(app: UUID) {
+        if apps.withLock({ $0?.contains(app) ?? true }) { alarm.ring() }
+    }
+
+    /// A provider was set or removed somewhere: the apps are read again.
+    func providersChanged() {
+        apps.withLock { $0 = nil }
+        alarm.ring()
+    }
+
+    var needsApps: Bool { apps.withLock { $0 == nil } }
+
+    func set(apps known: Set<UUID>) { apps.withLock { $0 = known } }
+}
+
+/// What `/metrics` tells of push notifications: pushes by provider and outcome, how long after
+/// the change that caused it a push left (this replica's), and how many providers of all apps
+/// are failing.
+struct PushMetrics: Sendable {
+    static let results = [
+        "sent", "retried", "token_removed", "rejected", "credentials_refused", "dropped", "provider_failing",
+    ]
+    private let counters: [String: Counter]
+    let delay: Metrics.Timer
+    let failingProviders: Gauge
+
+    init() {
+        _ = Observability.registry  // metrics made before the bootstrap would be lost
+        var counters: [String: Counter] = [:]
+        for provider in PushProvider.allCases {
+            for result in Self.results {
+                counters["\(provider.rawValue)/\(result)"] = Counter(
+                    label: "layer_push_notifications_total", dimensions: [("provider", provider.rawValue), ("result", result)])
+            }
+        }
+        self.counters = counters
+        delay = Metrics.Timer(label: "layer_push_delay_seconds", preferredDisplayUnit: .seconds)
+        failingProviders = Gauge(label: "layer_push_providers_failing")
+    }
+
+    func count(_ provider: PushProvider, _ result: String) {
+        counters["\(provider.rawValue)/\(result)"]?.increment()
+    }
+}
+
+/// A push service with one app's credentials, ready to send.
+enum ProviderSender: Sendable {
+    case apns(APNsSender, topic: String)
+    case fcm(FCMSender)
+
+    func send(_ push: RenderedPush, http: HTTPClient, timeout: Duration) async -> PushOutcome {
+        switch self {
+        case .apns(let sender, _): await sender.send(push, http: http, timeout: timeout)
+        case .fcm(let sender): await sender.send(push, http: http, timeout: timeout)
+        }
+    }
+}
+
+/// The senders of the apps' providers, made from their credentials once and kept while those
+/// stay the same, so that a provider token is reused from push to push.
+final class ProviderSenders: Sendable {
+    private struct Entry {
+        var updatedAt: Date
+        var sender: ProviderSender?
+    }
+    private let entries = Mutex<[String: Entry]>([:])
+    private let secrets: SealedSecrets
+    private let settings: PushProviderSettings
+
+    init(secrets: SealedSecrets, settings: PushProviderSettings) {
+        self.secrets = secrets
+        self.settings = settings
+    }
+
+    /// The sender of a provider as stored (nil when its key cannot be opened or read).
+    func sender(for record: PushRepository.ProviderRecord) -> ProviderSender? {
+        let key = "\(record.app.uuidString)/\(record.provider.rawValue)"
+        if let entry = entries.withLock({ $0[key] }), entry.updatedAt == record.updatedAt { return entry.sender }
+        let sender = make(record)
+        entries.withLock { $0[key] = Entry(updatedAt: record.updatedAt, sender: sender) }
+        return sender
+    }
+
+    private func make(_ record: PushRepository.ProviderRecord) -> ProviderSender? {
+        guard let pem = try? secrets.open(record.sealedKey),
+            let credentials = PushCredentials(provider: record.provider, settings: record.settings, privateKey: pem)
+        else { return nil }
+        switch credentials {
+        case .apns(_, _, let topic, _, _):
+            return (try? APNsSender(credentials: credentials, settings: settings)).map { .apns($0, topic: topic) }
+        case .fcm:
+            return (try? FCMSender(credentials: credentials, settings: settings)).map { .fcm($0) }
+        }
+    }
+}
