@@ -2,6 +2,7 @@ import Foundation
 import JWTKit
 import LayerModels
 import LayerServer
+import LayerSync
 import LayerTesting
 import Testing
 
@@ -368,6 +369,37 @@ struct PushDeliveryTests {
             try await Task.sleep(for: .milliseconds(700))
             #expect(push.services.pushes(to: token).count == 2)
             #expect(try await push.pendingJobs() == 0)
+        }
+    }
+
+    @Test("Two replicas of the sync service share the jobs: each push is sent once")
+    func twoReplicasSendOnce() async throws {
+        try await Harness.run { push in
+            try await push.setBothProviders()
+            let harness = push.harness
+            // A second replica on the same database, with its own sender.
+            var second = Harness.settings(push.services)
+            second.authURL = harness.client.baseURL
+            try await LiveServer.run([SyncService.configured(second)], settings: harness.fixture.server.settings) { _ in
+                let alice = try await harness.user("alice")
+                let bob = try await harness.user("bob")
+                let token = try await push.register(bob, type: "apns", token: Harness.apnsToken(), device: "bob-phone")
+                var sent: Set<String> = []
+                for index in 0..<4 {
+                    let conversation = try await alice.conversation(with: ["bob"], distinct: false)
+                    for text in 0..<5 {
+                        let message = try await push.send(
+                            "\(index).\(text)", from: alice, to: conversation, notification: ["text": .string("\(index).\(text)")])
+                        sent.insert(try #require(message["id"]?.stringValue))
+                    }
+                }
+                _ = try await push.services.waitForPushes(sent.count)
+                try await Task.sleep(for: .seconds(2))  // anything sent twice would be here by now
+                let pushes = push.services.pushes(to: token)
+                let ids = pushes.compactMap { $0.json?["layer"]?["message_identifier"]?.stringValue }
+                #expect(pushes.count == sent.count, "no push was sent twice")
+                #expect(Set(ids) == sent)
+            }
         }
     }
 }
