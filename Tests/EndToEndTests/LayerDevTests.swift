@@ -22,12 +22,12 @@ import Testing
     }
 
     /// Starts `layer dev` on a free port in `directory` and waits for its dev.json.
-    func startDev(in directory: URL) async throws -> (ChildProcess, DevJSON) {
+    func startDev(in directory: URL, environment: [String: String] = [:]) async throws -> (ChildProcess, DevJSON) {
         let devJSON = directory.appendingPathComponent("dev.json")
         let started = Date()
         let child = try ChildProcess(
             try ChildProcess.builtProduct("layer"), ["dev", "--port", "0", "--stun-port", "0", "--data-dir", directory.path],
-            environment: ["LAYER_DATABASE_URL": "", "LOG_LEVEL": "info"])
+            environment: ["LAYER_DATABASE_URL": "", "LOG_LEVEL": "info"].merging(environment) { $1 })
         for _ in 0..<600 {
             let written = (try? FileManager.default.attributesOfItem(atPath: devJSON.path)[.modificationDate]) as? Date
             if let written, written > started, let data = try? Data(contentsOf: devJSON),
@@ -44,10 +44,10 @@ import Testing
     }
 
     /// Runs `body` against a `layer dev` in a fresh directory, then stops it and waits for the end.
-    func withDev(_ body: (URL, DevJSON) async throws -> Void) async throws {
+    func withDev(environment: [String: String] = [:], _ body: (URL, DevJSON) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("layer-dev-\(UUID().uuidString)")
         defer { Self.remove(directory) }
-        let (dev, info) = try await startDev(in: directory)
+        let (dev, info) = try await startDev(in: directory, environment: environment)
         do {
             try await body(directory, info)
         } catch {
