@@ -49,7 +49,8 @@ import X509
         "patch /admin/apps/{app}/providers/{provider}/keys/{key}",
         "delete /admin/apps/{app}/providers/{provider}/keys/{key}", "post /admin/apps/{app}/tokens",
         "delete /admin/apps/{app}/tokens/{token}", "post /admin/apps/{app}/users/{user}/challenge",
-        "delete /admin/certificates/{certificate}", "patch /apps/{app}", "get /health/live", "get /health/ready", "get /metrics",
+        "delete /admin/certificates/{certificate}", "get /admin/apps/{app}/push", "put /admin/apps/{app}/push/{provider}",
+        "delete /admin/apps/{app}/push/{provider}", "patch /apps/{app}", "get /health/live", "get /health/ready", "get /metrics",
         "get /openapi.yaml",
     ]
 
