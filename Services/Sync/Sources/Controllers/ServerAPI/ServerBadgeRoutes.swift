@@ -4,8 +4,9 @@ import LayerModels
 import LayerServer
 
 /// Badges (`/apps/:app/users/:user/badge`): the external unread count the app's backend keeps for
-/// a user, read back with the user's unread conversation and message counts. There is no APNs
-/// here: a change reaches the user's connected devices as a `badge` signal instead.
+/// a user, read back with the user's unread conversation and message counts. A change reaches the
+/// user's connected devices as a `badge` signal, and their other devices that hold a push token as
+/// a silent badge update through APNs or FCM.
 extension ServerAPIController {
     struct BadgeBody: Decodable {
         var externalUnreadCount: Int?
