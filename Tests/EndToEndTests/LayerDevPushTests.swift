@@ -29,7 +29,8 @@ extension LayerDevTests {
                 let accountFile = directory.appendingPathComponent("service-account.json")
                 let account = FakePushServices.fcmCredentials(tokenURL: "\(services.baseURL)/token")["service_account"]
                 try Data(try #require(account).jsonText.utf8).write(to: accountFile)
-                let fcm = try await layer(["admin", "push", "set-fcm", "--app", app, "--service-account", accountFile.path] + common)
+                let fcm = try await layer(
+                    ["admin", "push", "set-fcm", "--app", app, "--service-account", accountFile.path] + common)
                 #expect(fcm.hasPrefix("fcm  ok  project_id=\(FakePushServices.projectID)"), "\(fcm)")
                 let shown = try await layer(["admin", "push", "show", "--app", app] + common)
                 #expect(shown.split(separator: "\n").count == 2 && !shown.contains("PRIVATE"), "\(shown)")
@@ -51,12 +52,15 @@ extension LayerDevTests {
                         json: ["token": .string(token), "type": .string(type), "device_id": .string(device)])
                     #expect(registered.status == 202, "\(registered.text)")
                 }
-                let conversation = try await client.request(.POST, "/conversations", headers: alice, json: ["participants": ["bob"]])
+                let conversation = try await client.request(
+                    .POST, "/conversations", headers: alice, json: ["participants": ["bob"]])
                 let conversationPath = try #require(
                     conversation.json?["id"]?.stringValue?.replacingOccurrences(of: "layer:///", with: "/"))
                 let sent = try await client.request(
                     .POST, "\(conversationPath)/messages", headers: alice,
-                    json: ["parts": [["mime_type": "text/plain", "body": "hi"]], "notification": ["title": "Alice", "text": "hi"]])
+                    json: [
+                        "parts": [["mime_type": "text/plain", "body": "hi"]], "notification": ["title": "Alice", "text": "hi"],
+                    ])
                 #expect(sent.status == 201)
                 let pushes = try await services.waitForPushes(2)
                 #expect(services.pushes(to: appleToken).first?.json?["aps"]?["alert"]?["body"] == "hi")

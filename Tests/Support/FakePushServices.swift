@@ -187,7 +187,8 @@ public final class FakePushServices: Sendable {
             return refuse(.forbidden, "MissingProviderToken")
         }
         let keys = JWTKeyCollection()
-        await keys.add(ecdsa: try ES256PublicKey(pem: Self.apnsKey.publicKey.pemRepresentation), kid: JWKIdentifier(string: Self.keyID))
+        await keys.add(
+            ecdsa: try ES256PublicKey(pem: Self.apnsKey.publicKey.pemRepresentation), kid: JWKIdentifier(string: Self.keyID))
         guard let claims = try? await keys.verify(String(authorization.dropFirst(7)), as: APNsClaims.self),
             claims.iss == Self.teamID
         else { return refuse(.forbidden, "InvalidProviderToken") }
@@ -200,7 +201,9 @@ public final class FakePushServices: Sendable {
             return refuse(.badRequest, "BadPriority")
         }
         if type == "background", taken.headers["apns-priority"] != "5" { return refuse(.badRequest, "BadPriority") }
-        if let collapse = taken.headers["apns-collapse-id"], collapse.utf8.count > 64 { return refuse(.badRequest, "BadCollapseId") }
+        if let collapse = taken.headers["apns-collapse-id"], collapse.utf8.count > 64 {
+            return refuse(.badRequest, "BadCollapseId")
+        }
         guard token.allSatisfy(\.isHexDigit) else { return refuse(.badRequest, "BadDeviceToken") }
         guard taken.body.count <= 4096 else { return refuse(.contentTooLarge, "PayloadTooLarge") }
         guard taken.json?["aps"] != nil else { return refuse(.badRequest, "PayloadEmpty") }
@@ -231,7 +234,8 @@ public final class FakePushServices: Sendable {
             Response(
                 status: .badRequest, headers: [.contentType: "application/json"],
                 body: .init(
-                    byteBuffer: .init(string: JSONValue.object(["error": .string(error), "error_description": .string(description)]).jsonText)))
+                    byteBuffer: .init(
+                        string: JSONValue.object(["error": .string(error), "error_description": .string(description)]).jsonText)))
         }
         guard taken.headers["content-type"]?.hasPrefix("application/x-www-form-urlencoded") == true else {
             return refuse("invalid_request", "Expected application/x-www-form-urlencoded.")
@@ -261,13 +265,16 @@ public final class FakePushServices: Sendable {
             "access_token": .string(token), "expires_in": .number(Double(accessTokenLifetime.withLock { $0 })),
             "token_type": "Bearer",
         ]
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: body.jsonText)))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: body.jsonText)))
     }
 
     /// Google's error body, with the FCM error code in its details.
     static func googleError(_ status: Int, _ code: String, _ message: String) -> Response {
-        let statuses = [400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-            429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"]
+        let statuses = [
+            400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+            429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE",
+        ]
         let body: JSONValue = [
             "error": [
                 "code": .number(Double(status)), "message": .string(message), "status": .string(statuses[status] ?? "UNKNOWN"),
@@ -275,7 +282,8 @@ public final class FakePushServices: Sendable {
             ]
         ]
         return Response(
-            status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: body.jsonText)))
+            status: .init(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: .init(string: body.jsonText)))
     }
 
     private func fcm(_ request: Hummingbird.Request, project: String) async throws -> Response {
@@ -287,7 +295,9 @@ public final class FakePushServices: Sendable {
             let body: JSONValue = [
                 "error": ["code": 401, "message": "Request had invalid authentication credentials.", "status": "UNAUTHENTICATED"]
             ]
-            return Response(status: .unauthorized, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: body.jsonText)))
+            return Response(
+                status: .unauthorized, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: .init(string: body.jsonText)))
         }
         guard project == Self.projectID else { return Self.googleError(403, "SENDER_ID_MISMATCH", "SenderId mismatch") }
         guard case .object(let message)? = taken.json?["message"], let token = message["token"]?.stringValue else {
@@ -306,6 +316,7 @@ public final class FakePushServices: Sendable {
         }
         pushes.withLock { $0.append(taken) }
         let body: JSONValue = ["name": .string("projects/\(project)/messages/\(UInt64.random(in: 1...UInt64.max))")]
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: body.jsonText)))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: body.jsonText)))
     }
 }

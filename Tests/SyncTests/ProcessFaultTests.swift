@@ -136,7 +136,9 @@ struct ProcessFaultTests {
                 let alice = UserClient(id: "alice", token: try await auth.session(user: "alice"), client: client)
                 let bob = UserClient(id: "bob", token: try await auth.session(user: "bob"), client: client)
                 let token = PushNotificationHarness.apnsToken()
-                #expect(try await bob.post("/push_tokens", ["token": .string(token), "type": "apns", "device_id": "phone"]).status == 202)
+                #expect(
+                    try await bob.post("/push_tokens", ["token": .string(token), "type": "apns", "device_id": "phone"]).status
+                        == 202)
                 let conversation = try await alice.conversation(with: ["bob"])
 
                 let outcomes = try await FaultLoad.send(senders: 8, as: alice, to: conversation, stop: StopFlag()) {
@@ -158,7 +160,9 @@ struct ProcessFaultTests {
                     let seen = Set(pushed)
                     missing = acknowledged.filter { !seen.contains($0) }
                 }
-                print("kill -9 of layer-sync with push: \(acknowledged.count) acknowledged, \(pushed.count - Set(pushed).count) pushed again")
+                print(
+                    "kill -9 of layer-sync with push: \(acknowledged.count) acknowledged, \(pushed.count - Set(pushed).count) pushed again"
+                )
                 #expect(
                     missing.isEmpty,
                     "acknowledged but never pushed: \(missing.count) of \(acknowledged.count), such as \(missing.prefix(3))")

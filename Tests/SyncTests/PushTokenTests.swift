@@ -27,13 +27,26 @@ struct PushTokenTests {
             let bob = try await harness.user("bob")
             let carol = try await harness.user("carol")
             let apple = Harness.apnsToken()
-            #expect(try await bob.post("/push_tokens", ["token": .string(apple.uppercased()), "type": "apns", "device_id": "phone", "apns_bundle_id": "com.example.chat", "ios_version": "17.2"]).status == 202)
-            #expect(try await bob.post("/push_tokens", ["token": "fcm-token-1", "type": "gcm", "device_id": "tablet", "gcm_sender_id": "1234"]).status == 202)
+            #expect(
+                try await bob.post(
+                    "/push_tokens",
+                    [
+                        "token": .string(apple.uppercased()), "type": "apns", "device_id": "phone",
+                        "apns_bundle_id": "com.example.chat", "ios_version": "17.2",
+                    ]
+                ).status == 202)
+            #expect(
+                try await bob.post(
+                    "/push_tokens", ["token": "fcm-token-1", "type": "gcm", "device_id": "tablet", "gcm_sender_id": "1234"]
+                ).status == 202)
             #expect(try await tokens(harness, of: "bob") == ["phone": "apns:\(apple)", "tablet": "fcm:fcm-token-1"])
 
             // The same device registers a new token: replaced. Carol signs in on bob's old tablet.
-            #expect(try await bob.post("/push_tokens", ["token": "fcm-token-2", "type": "fcm", "device_id": "tablet"]).status == 202)
-            #expect(try await carol.post("/push_tokens", ["token": "fcm-token-2", "type": "fcm", "device_id": "tablet"]).status == 202)
+            #expect(
+                try await bob.post("/push_tokens", ["token": "fcm-token-2", "type": "fcm", "device_id": "tablet"]).status == 202)
+            #expect(
+                try await carol.post("/push_tokens", ["token": "fcm-token-2", "type": "fcm", "device_id": "tablet"]).status == 202
+            )
             #expect(try await tokens(harness, of: "bob") == ["phone": "apns:\(apple)"])
             #expect(try await tokens(harness, of: "carol") == ["tablet": "fcm:fcm-token-2"])
 
@@ -71,7 +84,10 @@ struct PushTokenTests {
         try await SyncHarness.run { harness in
             let bob = try await harness.user("bob")
             for index in 0..<25 {
-                #expect(try await bob.post("/push_tokens", ["token": .string("t\(index)"), "type": "fcm", "device_id": .string("d\(index)")]).status == 202)
+                #expect(
+                    try await bob.post(
+                        "/push_tokens", ["token": .string("t\(index)"), "type": "fcm", "device_id": .string("d\(index)")]
+                    ).status == 202)
             }
             // d0 registers again: now d1 is the least recently used.
             #expect(try await bob.post("/push_tokens", ["token": "t0", "type": "fcm", "device_id": "d0"]).status == 202)
@@ -89,8 +105,11 @@ struct PushTokenTests {
         try await SyncHarness.run { harness in
             let phone = try await harness.user("bob")
             let tablet = try await harness.user("bob")
-            #expect(try await phone.post("/push_tokens", ["token": "phone-token", "type": "fcm", "device_id": "phone"]).status == 202)
-            #expect(try await tablet.post("/push_tokens", ["token": "tablet-token", "type": "fcm", "device_id": "tablet"]).status == 202)
+            #expect(
+                try await phone.post("/push_tokens", ["token": "phone-token", "type": "fcm", "device_id": "phone"]).status == 202)
+            #expect(
+                try await tablet.post("/push_tokens", ["token": "tablet-token", "type": "fcm", "device_id": "tablet"]).status
+                    == 202)
             #expect(try await harness.client.request(.DELETE, "/sessions/\(phone.token)").status == 204)
             var kept: [String: String] = [:]
             for _ in 0..<100 {
@@ -116,7 +135,8 @@ struct PushTokenTests {
             #expect(apns.json?["environment"] == "sandbox")
             #expect(apns.json?["status"] == "ok")
             #expect(!apns.text.contains("PRIVATE KEY"))
-            let fcm = try await push.setProvider("fcm", FakePushServices.fcmCredentials(tokenURL: "https://oauth2.googleapis.com/token"))
+            let fcm = try await push.setProvider(
+                "fcm", FakePushServices.fcmCredentials(tokenURL: "https://oauth2.googleapis.com/token"))
             #expect(fcm.status == 200, "\(fcm.text)")
             #expect(fcm.json?["project_id"]?.stringValue == FakePushServices.projectID)
             #expect(fcm.json?["client_email"]?.stringValue == FakePushServices.clientEmail)
@@ -138,8 +158,14 @@ struct PushTokenTests {
             #expect(try await harness.client.request(.DELETE, path, headers: push.operatorAuth).status == 204)
             #expect(try await harness.client.request(.DELETE, path, headers: push.operatorAuth).status == 404)
             #expect(try await push.providers()?["apns"] == .null)
-            #expect(try await harness.client.request(.PUT, "/admin/apps/\(harness.appID)/push/wns", headers: push.operatorAuth, json: [:]).status == 404)
-            #expect(try await harness.client.request(.GET, "/admin/apps/\(UUID().uuidString.lowercased())/push", headers: push.operatorAuth).status == 404)
+            #expect(
+                try await harness.client.request(
+                    .PUT, "/admin/apps/\(harness.appID)/push/wns", headers: push.operatorAuth, json: [:]
+                ).status == 404)
+            #expect(
+                try await harness.client.request(
+                    .GET, "/admin/apps/\(UUID().uuidString.lowercased())/push", headers: push.operatorAuth
+                ).status == 404)
             #expect(try await harness.client.request(.GET, "/admin/apps/\(harness.appID)/push").status == 401)
         }
     }
@@ -157,7 +183,8 @@ struct PushTokenTests {
     func badCredentials(_ index: Int) async throws {
         let (provider, property, value) = Self.spoiled[index]
         try await Harness.run { push in
-            let good = provider == "apns"
+            let good =
+                provider == "apns"
                 ? FakePushServices.apnsCredentials() : FakePushServices.fcmCredentials(tokenURL: "https://example.com/token")
             guard case .object(var body) = good else { return }
             if let field = property.split(separator: ".").dropFirst().first.map(String.init),

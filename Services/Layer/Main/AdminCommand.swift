@@ -6,7 +6,8 @@ import LayerServer
 /// `layer admin …`: the operator API from the command line.
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "admin", abstract: "Manage apps, provider keys, Server API tokens, certificates, webhooks and push providers.",
+        commandName: "admin",
+        abstract: "Manage apps, provider keys, Server API tokens, certificates, webhooks and push providers.",
         subcommands: [
             CreateApp.self, AllowOrigins.self, AddKey.self, DisableKey.self, EnableKey.self, DeleteKey.self,
             CreateToken.self, RevokeToken.self, RevokeCertificate.self, Webhooks.self, Push.self,

@@ -46,7 +46,8 @@ extension AdminCommand {
 
         struct SetAPNs: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "set-apns", abstract: "Set an app's APNs credentials: the .p8 key, its key id, the team and the topic.")
+                commandName: "set-apns",
+                abstract: "Set an app's APNs credentials: the .p8 key, its key id, the team and the topic.")
             @OptionGroup var connection: Connection
             @Option(help: "The app id.") var app: String
             @Option(help: "The .p8 file Apple gave for the key.") var keyFile: String

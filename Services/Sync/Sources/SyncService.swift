@@ -140,7 +140,8 @@ public struct SyncService: ConfigurableService {
                     logger: Logger(label: "layer-sync.webhooks")),
                 WebhookDeliverer(
                     domain: domain, repository: repositories.webhooks,
-                    secrets: SealedSecrets.webhooks(serviceSecret: settings.contentLinkSecret), alarm: deliveries, http: .webhooks,
+                    secrets: SealedSecrets.webhooks(serviceSecret: settings.contentLinkSecret), alarm: deliveries,
+                    http: .webhooks,
                     baseURL: publicBaseURL, logger: Logger(label: "layer-sync.webhooks")),
                 PushNotifier(
                     repository: repositories.pushNotifications,

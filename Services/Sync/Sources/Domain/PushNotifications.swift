@@ -85,7 +85,8 @@ struct PushNotifications: Sendable {
     }
 
     func unregister(device: String, _ scope: Scope) async throws {
-        _ = try await repositories.pushNotifications.unregister(app: scope.app, user: scope.user, device: device, logger: scope.logger)
+        _ = try await repositories.pushNotifications.unregister(
+            app: scope.app, user: scope.user, device: device, logger: scope.logger)
     }
 
     /// The operator's `GET`, `PUT` and `DELETE` of an app's providers; the app's providers after it.
@@ -100,7 +101,9 @@ struct PushNotifications: Sendable {
                 app: request.appID, credentials: credentials, sealedKey: try secrets.seal(credentials.privateKey), logger: logger)
             try await changed(request.appID, logger: logger)
         case .remove:
-            guard try await repository.removeProvider(app: request.appID, provider: try Self.provider(request.provider), logger: logger)
+            guard
+                try await repository.removeProvider(
+                    app: request.appID, provider: try Self.provider(request.provider), logger: logger)
             else { throw APIError.notFound("The app's \(request.provider ?? "") provider") }
             try await changed(request.appID, logger: logger)
         }

@@ -36,10 +36,15 @@ enum PushCredentials: Sendable {
     var settings: JSONValue {
         switch self {
         case .apns(let team, let key, let topic, let sandbox, _):
-            ["team_id": .string(team), "key_id": .string(key), "topic": .string(topic),
-             "environment": sandbox ? "sandbox" : "production"]
+            [
+                "team_id": .string(team), "key_id": .string(key), "topic": .string(topic),
+                "environment": sandbox ? "sandbox" : "production",
+            ]
         case .fcm(let project, let email, let keyID, _):
-            ["project_id": .string(project), "client_email": .string(email), "private_key_id": keyID.map(JSONValue.string) ?? .null]
+            [
+                "project_id": .string(project), "client_email": .string(email),
+                "private_key_id": keyID.map(JSONValue.string) ?? .null,
+            ]
         }
     }
 

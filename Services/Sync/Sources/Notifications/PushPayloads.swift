@@ -130,7 +130,8 @@ struct PushContent: Sendable {
             if !notification.isEmpty { android["notification"] = .object(notification) }
         }
         message["android"] = .object(android)
-        return RenderedPush(provider: .fcm, token: token, headers: [:], body: JSONValue.object(["message": .object(message)]).jsonText)
+        return RenderedPush(
+            provider: .fcm, token: token, headers: [:], body: JSONValue.object(["message": .object(message)]).jsonText)
     }
 
     /// Keys FCM keeps for itself in `data`.

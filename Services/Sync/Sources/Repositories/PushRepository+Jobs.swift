@@ -231,7 +231,8 @@ extension PushRepository {
     /// What a batch came to, in one transaction: its jobs done, pushes to try again as new jobs,
     /// tokens removed, failures logged.
     func settle(
-        done: [Int64], retries: [(app: UUID, retry: PushRetry, at: Date)], gone: [(app: UUID, provider: PushProvider, token: String)],
+        done: [Int64], retries: [(app: UUID, retry: PushRetry, at: Date)],
+        gone: [(app: UUID, provider: PushProvider, token: String)],
         failures: [PushFailure], logger: Logger
     ) async throws {
         if retries.isEmpty, gone.isEmpty, failures.isEmpty {

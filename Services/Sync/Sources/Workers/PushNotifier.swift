@@ -207,11 +207,13 @@ struct PushNotifier: Service {
                 }
                 let wait = after ?? Self.backoff(tries: tries)
                 retries.append(
-                    (attempt.app,
-                     PushRetry(
-                        push: attempt.push, user: attempt.user, device: attempt.device, kind: attempt.kind,
-                        subject: attempt.subject, tries: tries),
-                     Date().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)))
+                    (
+                        attempt.app,
+                        PushRetry(
+                            push: attempt.push, user: attempt.user, device: attempt.device, kind: attempt.kind,
+                            subject: attempt.subject, tries: tries),
+                        Date().addingTimeInterval(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+                    ))
                 failure(status, reason, "retried")
             case .credentialsRefused(let status, let reason)?:
                 if let record = providers["\(attempt.app.uuidString)/\(provider.rawValue)"] {
