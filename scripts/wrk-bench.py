@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Messages per second into `layer dev`, measured from outside the process with wrk.
 
-    python3 scripts/wrk-bench.py [--seconds 15] [--connections 8] [--threads 2] [--senders 8] [--webhook]
+    python3 scripts/wrk-bench.py [--seconds 15] [--connections 8] [--threads 2] [--senders 8] [--webhook] [--push]
 
 Builds the release `layer`, starts `layer dev` on a private PostgreSQL (fsync on), signs in
 `--senders` users and one listener, and gives each sender a two-person conversation with the
@@ -15,6 +15,12 @@ with the same API (`--url` to skip starting one; no CPU figures then).
 With `--webhook`, the app also has a 3.0 webhook for every event, whose receiver runs in this
 script (HTTP/1.1 keep-alive, each signature checked): it reports how many events reached it, and
 its CPU counts with the listening device's.
+
+With `--push`, the app has APNs credentials and the listener is offline, its phone holding an APNs
+token: every message becomes a push, sent to `scripts/fake-apns.py` (HTTP/2 over TLS, started here
+with a certificate made for it; `h2` is installed into .venv-tools). It reports how many pushes
+arrived, how long after the send (the server's `layer_push_delay_seconds`: from the send's commit
+to the push leaving), and when the last one arrived.
 """
 
 import argparse
@@ -180,6 +186,97 @@ def register_webhook(base, data_dir, app_id, port):
     raise SystemExit("the webhook did not turn active")
 
 
+class FakeAPNs:
+    """scripts/fake-apns.py, with a certificate of its own that layer dev is told to trust."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        venv = os.path.join(ROOT, ".venv-tools")
+        if not os.path.exists(os.path.join(venv, "bin/python")):
+            subprocess.run(["python3", "-m", "venv", venv], check=True)
+        python = os.path.join(venv, "bin/python")
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "h2==4.1.0"], check=True)
+        self.certificate = os.path.join(directory, "apns-cert.pem")
+        key = os.path.join(directory, "apns-cert-key.pem")
+        subprocess.run([
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", self.certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        self.signing_key = os.path.join(directory, "AuthKey.p8")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                        "-out", self.signing_key], check=True, capture_output=True)
+        ready = os.path.join(directory, "apns-ready.json")
+        self.log = os.path.join(directory, "pushes.jsonl")
+        self.process = subprocess.Popen(
+            [python, os.path.join(ROOT, "scripts/fake-apns.py"), "--certificate", self.certificate, "--key", key,
+             "--ready", ready, "--log", self.log], start_new_session=True)
+        deadline = time.time() + 30
+        while not os.path.exists(ready) or os.path.getsize(ready) == 0:
+            if time.time() > deadline or self.process.poll() is not None:
+                raise SystemExit("fake-apns.py did not start")
+            time.sleep(0.1)
+        with open(ready) as file:
+            self.port = json.load(file)["port"]
+        self.environment = {"LAYER_APNS_URL": f"https://127.0.0.1:{self.port}", "LAYER_PUSH_CA_FILE": self.certificate}
+
+    def configure(self, base, data_dir, app_id, listener_session):
+        """The app's APNs credentials, and the listener's phone's token."""
+        with open(os.path.join(data_dir, "dev.json")) as file:
+            operator = json.load(file)["operator_token"]
+        with open(self.signing_key) as file:
+            key = file.read()
+        app = app_id.rsplit("/", 1)[-1]
+        call(base, "PUT", f"/admin/apps/{app}/push/apns", {
+            "team_id": "TEAM123456", "key_id": "KEY1234567", "topic": "com.example.bench", "private_key": key},
+            headers={"Authorization": f"Bearer {operator}"})
+        call(base, "POST", "/push_tokens", {"token": os.urandom(32).hex(), "type": "apns", "device_id": "phone"},
+             listener_session)
+
+    def metric(self, base):
+        """layer_push_delay_seconds: each bucket's count, and the count."""
+        with urllib.request.urlopen(f"{base}/metrics") as response:
+            text = response.read().decode()
+        buckets = {}
+        count = 0
+        for line in text.splitlines():
+            bucket = re.match(r'layer_push_delay_seconds_bucket\{le="([^"]+)"\} (\S+)', line)
+            if bucket:
+                buckets[bucket.group(1)] = float(bucket.group(2))
+            elif line.startswith("layer_push_delay_seconds_count"):
+                count = float(line.split()[-1])
+        return buckets, count
+
+    def mark(self, base):
+        self.before = self.metric(base)
+        self.pushed_before = self.pushes()
+
+    def pushes(self):
+        with open(self.log) as file:
+            return [json.loads(line) for line in file if line.strip()]
+
+    def report(self, base, messages, ended):
+        deadline = ended + 120
+        while len(self.pushes()) - len(self.pushed_before) < messages and time.time() < deadline:
+            time.sleep(0.5)
+        pushes = self.pushes()[len(self.pushed_before):]
+        buckets, count = self.metric(base)
+        sent = count - self.before[1]
+        within = lambda bound: (buckets.get(bound, 0) - self.before[0].get(bound, 0)) / max(sent, 1) * 100
+        last = max((push["at"] for push in pushes), default=ended) - ended
+        print(f"pushed through APNs: {len(pushes)} for {messages} messages; the last {last:.1f} s after the run")
+        bounds = sorted(buckets, key=lambda bound: float(bound) if bound != "+Inf" else float("inf"))
+        print("left within (server's delay from commit to push): " + ", ".join(
+            f"{float(bound) * 1000:g} ms {within(bound):.1f} %" for bound in bounds if bound != "+Inf"
+            and float(bound) <= 1))
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
 def cpu_seconds(pid):
     """User and system CPU seconds of a process, from /proc."""
     try:
@@ -244,6 +341,7 @@ def main():
     parser.add_argument("--port", type=int, default=18380)
     parser.add_argument("--no-build", action="store_true", help="use the release build as it is")
     parser.add_argument("--webhook", action="store_true", help="with a webhook that gets every event")
+    parser.add_argument("--push", action="store_true", help="the listener offline, pushed to through APNs")
     args = parser.parse_args()
 
     if not shutil.which("wrk"):
@@ -256,9 +354,11 @@ def main():
 
     data_dir = tempfile.mkdtemp(prefix="layer-wrk-")
     base = f"http://127.0.0.1:{args.port}"
+    apns = FakeAPNs(data_dir) if args.push else None
     server = subprocess.Popen(
         [layer, "dev", "--port", str(args.port), "--stun-port", "0", "--data-dir", data_dir],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        env={**os.environ, **(apns.environment if apns else {})})
     try:
         deadline = time.time() + 120
         while True:
@@ -280,6 +380,8 @@ def main():
             receiver.start()
             register_webhook(base, data_dir, app_id, receiver.port)
         listener_session = sign_in(base, layer, data_dir, app_id, "listener")
+        if apns:
+            apns.configure(base, data_dir, app_id, listener_session)
         requests = []
         for index in range(args.senders):
             session = sign_in(base, layer, data_dir, app_id, f"sender-{index}")
@@ -287,7 +389,8 @@ def main():
                 base, "POST", "/conversations", {"participants": ["layer:///identities/listener"]}, session)
             requests.append((conversation["id"].rsplit("/", 1)[1], session))
         listener = Listener("127.0.0.1", args.port, listener_session)
-        listener.start()
+        if not apns:
+            listener.start()
 
         script = os.path.join(data_dir, "send.lua")
         wrk_script(script, requests)
@@ -297,6 +400,8 @@ def main():
         time.sleep(2)
         pushed = listener.messages
         hooked = receiver.delivered if receiver else 0
+        if apns:
+            apns.mark(base)
         before = measure(server)
         result = subprocess.run(wrk + [f"-d{args.seconds}s"], capture_output=True, text=True, check=True)
         after = measure(server)
@@ -330,7 +435,11 @@ def main():
             print(
                 f"delivered to the webhook: {receiver.delivered - hooked} events for {total - failed} messages "
                 f"({waited:.1f} s after the run), bad signatures: {receiver.bad}")
+        if apns:
+            apns.report(base, total - failed, time.time() - 2)
     finally:
+        if apns:
+            apns.stop()
         os.killpg(server.pid, signal.SIGTERM)
         try:
             server.wait(timeout=30)

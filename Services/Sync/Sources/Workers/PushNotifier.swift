@@ -125,7 +125,7 @@ struct PushNotifier: Service {
             for target in targets { pairs[PushRepository.badgeKey(target.app, target.user)] = (target.app, target.user) }
             let badges = try await repository.badges(Array(pairs.values), logger: logger)
             let apps = Set(targets.map(\.app)).union(retries.map(\.app))
-            let records = try await repository.providers(apps: Array(apps), logger: logger)
+            let records = apps.isEmpty ? [] : try await repository.providers(apps: Array(apps), logger: logger)
             let providers = Dictionary(
                 records.map { ("\($0.app.uuidString)/\($0.provider.rawValue)", $0) }, uniquingKeysWith: { first, _ in first })
             let byID = Dictionary(jobs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
