@@ -9,22 +9,35 @@ import Synchronization
 /// one, and after a provider is set anywhere, it wakes on every notice.
 final class PushJobAlarm: Sendable {
     let alarm = ScheduleAlarm()
-    private let apps = Mutex<Set<UUID>?>(nil)
+    private struct State {
+        /// Nil until read, and after a change.
+        var apps: Set<UUID>?
+        /// Counts the changes, so that a read that began before one does not undo it.
+        var generation = 0
+    }
+    private let state = Mutex(State())
 
     /// A change of `app` was committed.
     func changed(app: UUID) {
-        if apps.withLock({ $0?.contains(app) ?? true }) { alarm.ring() }
+        if state.withLock({ $0.apps?.contains(app) ?? true }) { alarm.ring() }
     }
 
     /// A provider was set or removed somewhere: the apps are read again.
     func providersChanged() {
-        apps.withLock { $0 = nil }
+        state.withLock {
+            $0.apps = nil
+            $0.generation += 1
+        }
         alarm.ring()
     }
 
-    var needsApps: Bool { apps.withLock { $0 == nil } }
+    /// Whether the apps must be read, and the generation to read them for.
+    var needsApps: (Bool, generation: Int) { state.withLock { ($0.apps == nil, $0.generation) } }
 
-    func set(apps known: Set<UUID>) { apps.withLock { $0 = known } }
+    /// The apps read for `generation`; dropped if a provider changed since the read began.
+    func set(apps known: Set<UUID>, generation: Int) {
+        state.withLock { if $0.generation == generation { $0.apps = known } }
+    }
 }
 
 /// What `/metrics` tells of push notifications: pushes by provider and outcome, how long after

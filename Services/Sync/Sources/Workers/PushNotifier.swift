@@ -87,8 +87,9 @@ struct PushNotifier: Service {
         let periodic = now - housekeeping >= .seconds(60)
         if periodic { housekeeping = now }
         let result = try? await withDeadline(Self.databaseLimit) { [repository, alarm, logger, metrics] in
-            if alarm.needsApps || periodic {
-                alarm.set(apps: try await repository.appsWithProviders(logger: logger))
+            let (needed, generation) = alarm.needsApps
+            if needed || periodic {
+                alarm.set(apps: try await repository.appsWithProviders(logger: logger), generation: generation)
             }
             if periodic {
                 metrics.failingProviders.record(try await repository.failingProviders(logger: logger))
