@@ -101,7 +101,7 @@ async def main():
     async def serve(reader, writer):
         try:
             await Connection(reader, writer, log).run()
-        except (ConnectionError, h2.exceptions.ProtocolError):
+        except (ConnectionError, h2.exceptions.ProtocolError, asyncio.CancelledError):
             writer.close()
 
     server = await asyncio.start_server(serve, "127.0.0.1", args.port, ssl=context)
