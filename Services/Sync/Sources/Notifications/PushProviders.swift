@@ -91,12 +91,45 @@ final class ProviderSenders: Sendable {
         var sender: ProviderSender?
     }
     private let entries = Mutex<[String: Entry]>([:])
+    /// The apps' provider records as last read (an app without any: an empty list), for the
+    /// generation of ``PushJobAlarm`` they were read in and for a few seconds.
+    private let records = Mutex<(generation: Int, readAt: ContinuousClock.Instant, byApp: [UUID: [PushRepository.ProviderRecord]])>(
+        (-1, .now, [:]))
+    static let recordsLifetime: Duration = .seconds(5)
     private let secrets: SealedSecrets
     private let settings: PushProviderSettings
 
     init(secrets: SealedSecrets, settings: PushProviderSettings) {
         self.secrets = secrets
         self.settings = settings
+    }
+
+    /// The providers of `apps`, keyed `<app uuid>/<provider>`: those read for this generation in
+    /// the last few seconds, and the others read with `load`.
+    func records(
+        for apps: Set<UUID>, generation: Int,
+        load: ([UUID]) async throws -> [PushRepository.ProviderRecord]
+    ) async throws -> [String: PushRepository.ProviderRecord] {
+        var known = records.withLock { cached -> [UUID: [PushRepository.ProviderRecord]] in
+            if cached.generation != generation || ContinuousClock.now - cached.readAt > Self.recordsLifetime {
+                cached = (generation, .now, [:])
+            }
+            return cached.byApp
+        }
+        let missing = apps.filter { known[$0] == nil }
+        if !missing.isEmpty {
+            var loaded = Dictionary(uniqueKeysWithValues: missing.map { ($0, [PushRepository.ProviderRecord]()) })
+            for record in try await load(Array(missing)) { loaded[record.app, default: []].append(record) }
+            records.withLock { cached in
+                if cached.generation == generation { cached.byApp.merge(loaded) { $1 } }
+            }
+            known.merge(loaded) { $1 }
+        }
+        var found: [String: PushRepository.ProviderRecord] = [:]
+        for app in apps {
+            for record in known[app] ?? [] { found["\(app.uuidString)/\(record.provider.rawValue)"] = record }
+        }
+        return found
     }
 
     /// The sender of a provider as stored (nil when its key cannot be opened or read).

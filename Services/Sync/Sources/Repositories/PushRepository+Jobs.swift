@@ -20,11 +20,10 @@ struct PushJob: Sendable {
     var retry: PushRetry?
     var createdAt: Date
 
-    static let columns = "id, app_id, kind, subject_id, users, notification::text, delivery::text, created_at"
-
-    init(row: PostgresRow) throws {
-        let (id, app, kind, subject, users, notification, delivery, created) = try row.decode(
-            (Int64, UUID, String, UUID?, [String]?, String?, String?, Date).self)
+    init(
+        id: Int64, app: UUID, kind: String, subject: UUID?, users: [String]?, notification: String?, delivery: String?,
+        createdAt: Date
+    ) {
         self.id = id
         self.app = app
         self.kind = Kind(rawValue: kind) ?? .notification
@@ -32,7 +31,7 @@ struct PushJob: Sendable {
         self.users = users ?? []
         self.notification = notification.flatMap(JSONValue.init(jsonText:))
         retry = delivery.flatMap { try? JSONDecoder().decode(PushRetry.self, from: Data($0.utf8)) }
-        createdAt = created
+        self.createdAt = createdAt
     }
 }
 
@@ -81,152 +80,12 @@ extension UUID {
 }
 
 extension PushRepository {
-    /// A device counts as connected while its replica is alive (see ``DeviceRepository``).
-    private static let connected = """
-        EXISTS (SELECT 1 FROM sync.devices d JOIN sync.replicas r ON r.id = d.replica_id
-            WHERE d.app_id = t.app_id AND d.user_id = t.user_id AND d.session_ref = t.session_ref
-              AND r.seen_at >= now() - interval '30 seconds')
-        """
-
-    /// Takes up to `limit` due jobs under a lease: until `lease` has passed, no other replica
-    /// takes them; a replica that dies holding them leaves them to the next after it.
-    func claim(limit: Int, lease: Duration, logger: Logger) async throws -> [PushJob] {
-        let rows = try await write(
-            """
-            UPDATE sync.push_jobs SET attempts = attempts + 1,
-                next_attempt_at = now() + \(Int(lease.components.seconds)) * interval '1 second'
-            WHERE id IN (SELECT id FROM sync.push_jobs WHERE next_attempt_at <= now() ORDER BY next_attempt_at
-                LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-            RETURNING \(unescaped: PushJob.columns)
-            """, logger: logger)
-        return try rows.map(PushJob.init(row:)).sorted { $0.id < $1.id }
-    }
-
     /// When the next job falls due, if any (none: the worker waits to be woken).
     func nextDue(logger: Logger) async throws -> Date? {
         let rows = try await postgres.query("SELECT min(next_attempt_at) FROM sync.push_jobs", logger: logger)
         for try await due in rows.decode(Date?.self) { return due }
         return nil
     }
-
-    /// The devices the message jobs reach: each current participant but the sender who has not
-    /// muted the conversation (`private_metadata.muted` = `"true"`) nor blocked the sender, for each
-    /// of their tokens whose session is not connected now.
-    func messageTargets(_ jobs: [PushJob], logger: Logger) async throws -> [PushTarget] {
-        guard !jobs.isEmpty else { return [] }
-        let rows = try await postgres.query(
-            """
-            SELECT j.id, m.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id, m.notification::text,
-                m.id, m.conversation_id
-            FROM unnest(\(jobs.map(\.id)), \(jobs.map { $0.subject ?? UUID() })) AS j (id, message_id)
-            JOIN sync.messages m ON m.id = j.message_id AND m.deleted_at IS NULL
-            JOIN sync.participants p ON p.conversation_id = m.conversation_id AND p.left_position IS NULL
-                AND p.user_id IS DISTINCT FROM m.sender_id AND coalesce(p.private_metadata->>'muted', '') <> 'true'
-            JOIN sync.push_tokens t ON t.app_id = m.app_id AND t.user_id = p.user_id
-            WHERE NOT EXISTS (SELECT 1 FROM sync.blocks b
-                    WHERE b.app_id = m.app_id AND b.owner_id = p.user_id AND b.blocked_id = m.sender_id)
-              AND NOT \(unescaped: Self.connected)
-            """, logger: logger)
-        var targets: [PushTarget] = []
-        for try await (job, app, user, device, provider, token, bundle, notification, message, conversation) in rows.decode(
-            (Int64, UUID, String, String, String, String, String?, String?, UUID, UUID).self)
-        {
-            targets.append(
-                PushTarget(
-                    job: job, app: app, user: user, device: device, provider: PushProvider(rawValue: provider) ?? .fcm,
-                    token: token, bundleID: bundle, notification: notification.flatMap(JSONValue.init(jsonText:)),
-                    layer: [
-                        "conversation_identifier": LayerID(.conversations, conversation).uri,
-                        "message_identifier": LayerID(.messages, message).uri,
-                    ], collapseID: message.uuidString.lowercased(), threadID: conversation.uuidString.lowercased()))
-        }
-        return targets
-    }
-
-    /// The devices the announcement jobs reach: each recipient but the sender, for each token
-    /// whose session is not connected now.
-    func announcementTargets(_ jobs: [PushJob], logger: Logger) async throws -> [PushTarget] {
-        guard !jobs.isEmpty else { return [] }
-        let rows = try await postgres.query(
-            """
-            SELECT j.id, a.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id, a.notification::text, a.id
-            FROM unnest(\(jobs.map(\.id)), \(jobs.map { $0.subject ?? UUID() })) AS j (id, announcement_id)
-            JOIN sync.announcements a ON a.id = j.announcement_id
-            JOIN sync.announcement_recipients r ON r.announcement_id = a.id AND r.deleted_at IS NULL
-                AND r.user_id IS DISTINCT FROM a.sender_id
-            JOIN sync.push_tokens t ON t.app_id = a.app_id AND t.user_id = r.user_id
-            WHERE NOT \(unescaped: Self.connected)
-            """, logger: logger)
-        var targets: [PushTarget] = []
-        for try await (job, app, user, device, provider, token, bundle, notification, announcement) in rows.decode(
-            (Int64, UUID, String, String, String, String, String?, String?, UUID).self)
-        {
-            targets.append(
-                PushTarget(
-                    job: job, app: app, user: user, device: device, provider: PushProvider(rawValue: provider) ?? .fcm,
-                    token: token, bundleID: bundle, notification: notification.flatMap(JSONValue.init(jsonText:)),
-                    layer: ["announcement_identifier": LayerID(.announcements, announcement).uri],
-                    collapseID: announcement.uuidString.lowercased(), threadID: nil))
-        }
-        return targets
-    }
-
-    /// The devices of the users a notification or badge job names, whose sessions are not
-    /// connected now.
-    func userTargets(_ jobs: [PushJob], logger: Logger) async throws -> [PushTarget] {
-        guard !jobs.isEmpty else { return [] }
-        var jobIDs: [Int64] = []
-        var apps: [UUID] = []
-        var users: [String] = []
-        for job in jobs {
-            for user in job.users {
-                jobIDs.append(job.id)
-                apps.append(job.app)
-                users.append(user)
-            }
-        }
-        let rows = try await postgres.query(
-            """
-            SELECT j.id, t.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id
-            FROM unnest(\(jobIDs), \(apps), \(users)) AS j (id, app_id, user_id)
-            JOIN sync.push_tokens t ON t.app_id = j.app_id AND t.user_id = j.user_id
-            WHERE NOT \(unescaped: Self.connected)
-            """, logger: logger)
-        let byID = Dictionary(jobs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var targets: [PushTarget] = []
-        for try await (job, app, user, device, provider, token, bundle) in rows.decode(
-            (Int64, UUID, String, String, String, String, String?).self)
-        {
-            let notification = byID[job]?.kind == .notification ? byID[job]?.notification : nil
-            targets.append(
-                PushTarget(
-                    job: job, app: app, user: user, device: device, provider: PushProvider(rawValue: provider) ?? .fcm,
-                    token: token, bundleID: bundle, notification: notification, layer: [:],
-                    collapseID: byID[job]?.kind == .badge ? "badge" : nil, threadID: nil))
-        }
-        return targets
-    }
-
-    /// Each user's badge: the app's external count plus their unread messages (as `GET …/badge`
-    /// counts them).
-    func badges(_ users: [(app: UUID, user: String)], logger: Logger) async throws -> [String: Int] {
-        guard !users.isEmpty else { return [:] }
-        let rows = try await postgres.query(
-            """
-            SELECT u.app_id, u.user_id,
-                (coalesce((SELECT b.external_unread_count FROM sync.badges b WHERE b.app_id = u.app_id AND b.user_id = u.user_id), 0)
-                + coalesce((SELECT sum(p.unread_count) FROM sync.participants p JOIN sync.conversations c ON c.id = p.conversation_id
-                    WHERE p.app_id = u.app_id AND p.user_id = u.user_id AND NOT p.hidden AND c.deleted_at IS NULL), 0))::int8
-            FROM unnest(\(users.map(\.app)), \(users.map(\.user))) AS u (app_id, user_id)
-            """, logger: logger)
-        var badges: [String: Int] = [:]
-        for try await (app, user, badge) in rows.decode((UUID, String, Int64).self) {
-            badges[Self.badgeKey(app, user)] = Int(badge)
-        }
-        return badges
-    }
-
-    static func badgeKey(_ app: UUID, _ user: String) -> String { "\(app.uuidString)/\(user)" }
 
     /// What a batch came to, in one transaction: its jobs done, pushes to try again as new jobs,
     /// tokens removed, failures logged.

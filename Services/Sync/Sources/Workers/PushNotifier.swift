@@ -41,14 +41,14 @@ struct PushNotifier: Service {
                 var housekeeping = ContinuousClock.now - .seconds(3600)
                 while !Task.isShuttingDownGracefully && !Task.isCancelled {
                     if taking && inFlight < Self.maxBatches {
-                        let jobs =
+                        let claimed =
                             (try? await withDeadline(Self.databaseLimit) { [repository, lease, logger] in
                                 try await repository.claim(limit: Self.batchSize, lease: lease, logger: logger)
-                            }) ?? []
-                        if !jobs.isEmpty {
+                            }) ?? ClaimedPushes()
+                        if !claimed.jobs.isEmpty {
                             inFlight += 1
                             group.addTask {
-                                _ = try? await withDeadline(lease) { await send(jobs, http: http) }
+                                _ = try? await withDeadline(lease) { await send(claimed, http: http) }
                                 // The sleep was measured before this batch's retries were due.
                                 alarm.alarm.ring()
                                 return .batch
@@ -115,32 +115,26 @@ struct PushNotifier: Service {
     }
 
     /// Sends what a batch of jobs comes to and records the outcome; the jobs are done.
-    func send(_ jobs: [PushJob], http: HTTPClient) async {
+    func send(_ claimed: ClaimedPushes, http: HTTPClient) async {
         do {
-            let targets =
-                try await repository.messageTargets(jobs.filter { $0.kind == .message }, logger: logger)
-                + repository.announcementTargets(jobs.filter { $0.kind == .announcement }, logger: logger)
-                + repository.userTargets(jobs.filter { $0.kind == .notification || $0.kind == .badge }, logger: logger)
+            let jobs = claimed.jobs
             let retries = jobs.filter { $0.kind == .retry }
-            var pairs: [String: (app: UUID, user: String)] = [:]
-            for target in targets { pairs[PushRepository.badgeKey(target.app, target.user)] = (target.app, target.user) }
-            let badges = try await repository.badges(Array(pairs.values), logger: logger)
-            let apps = Set(targets.map(\.app)).union(retries.map(\.app))
-            let records = apps.isEmpty ? [] : try await repository.providers(apps: Array(apps), logger: logger)
-            let providers = Dictionary(
-                records.map { ("\($0.app.uuidString)/\($0.provider.rawValue)", $0) }, uniquingKeysWith: { first, _ in first })
+            let apps = Set(claimed.targets.map(\.app)).union(retries.map(\.app))
+            let generation = alarm.needsApps.generation
+            let providers = try await senders.records(for: apps, generation: generation) { [repository, logger] missing in
+                try await repository.providers(apps: missing, logger: logger)
+            }
             let byID = Dictionary(jobs.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
 
             var attempts: [Attempt] = []
-            for target in targets {
+            for (target, badge) in zip(claimed.targets, claimed.badges) {
                 guard let job = byID[target.job],
                     let record = providers["\(target.app.uuidString)/\(target.provider.rawValue)"]
                 else { continue }  // no provider for this kind of token: nothing to send it with
                 var topic = ""
                 if case .apns(_, let defaultTopic)? = senders.sender(for: record) { topic = target.bundleID ?? defaultTopic }
                 let content = PushContent(
-                    notification: target.notification, recipient: target.user,
-                    badge: badges[PushRepository.badgeKey(target.app, target.user)], layer: target.layer,
+                    notification: target.notification, recipient: target.user, badge: badge, layer: target.layer,
                     collapseID: target.collapseID, threadID: target.threadID)
                 attempts.append(
                     Attempt(
@@ -232,7 +226,10 @@ struct PushNotifier: Service {
             try await withDeadline(Self.databaseLimit) { [repository, logger] in
                 try await repository.markFailing(
                     app: record.app, provider: record.provider, updatedAt: record.updatedAt, reason: reason, logger: logger)
+                // Every replica reads the providers again, and stops sending with these.
+                try await PushChannel.publishProvidersChanged(app: record.app, postgres: repository.postgres, logger: logger)
             }
+            alarm.providersChanged()
         }
         try await withDeadline(Self.databaseLimit) { [repository, logger, retries, gone, failures] in
             try await repository.settle(
