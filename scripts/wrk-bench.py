@@ -247,6 +247,7 @@ class FakeAPNs:
         return buckets, count
 
     def mark(self, base):
+        self.cpu_before = cpu_seconds(self.process.pid)
         self.before = self.metric(base)
         self.pushed_before = self.pushes()
 
@@ -259,11 +260,14 @@ class FakeAPNs:
         while len(self.pushes()) - len(self.pushed_before) < messages and time.time() < deadline:
             time.sleep(0.5)
         pushes = self.pushes()[len(self.pushed_before):]
+        fake_cpu = cpu_seconds(self.process.pid) - self.cpu_before
         buckets, count = self.metric(base)
         sent = count - self.before[1]
         within = lambda bound: (buckets.get(bound, 0) - self.before[0].get(bound, 0)) / max(sent, 1) * 100
         last = max((push["at"] for push in pushes), default=ended) - ended
-        print(f"pushed through APNs: {len(pushes)} for {messages} messages; the last {last:.1f} s after the run")
+        print(
+            f"pushed through APNs: {len(pushes)} for {messages} messages; the last {last:.1f} s after the run; "
+            f"the fake APNs took {fake_cpu / max(len(pushes), 1) * 1000:.2f} ms of CPU per push")
         bounds = sorted(buckets, key=lambda bound: float(bound) if bound != "+Inf" else float("inf"))
         print("left within (server's delay from commit to push): " + ", ".join(
             f"{float(bound) * 1000:g} ms {within(bound):.1f} %" for bound in bounds if bound != "+Inf"

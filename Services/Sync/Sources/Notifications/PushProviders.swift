@@ -93,7 +93,9 @@ final class ProviderSenders: Sendable {
     private let entries = Mutex<[String: Entry]>([:])
     /// The apps' provider records as last read (an app without any: an empty list), for the
     /// generation of ``PushJobAlarm`` they were read in and for a few seconds.
-    private let records = Mutex<(generation: Int, readAt: ContinuousClock.Instant, byApp: [UUID: [PushRepository.ProviderRecord]])>(
+    private let records = Mutex<
+        (generation: Int, readAt: ContinuousClock.Instant, byApp: [UUID: [PushRepository.ProviderRecord]])
+    >(
         (-1, .now, [:]))
     static let recordsLifetime: Duration = .seconds(5)
     private let secrets: SealedSecrets

@@ -80,8 +80,10 @@ extension PushRepository {
                 id, app, kind, subject, users, jobNotification, delivery, created, user, device, provider, token, bundle,
                 notification, message, conversation, announcement, badge
             ) = try row.decode(
-                (Int64, UUID, String, UUID?, [String]?, String?, String?, Date, String?, String?, String?, String?, String?,
-                 String?, UUID?, UUID?, UUID?, Int64?).self)
+                (
+                    Int64, UUID, String, UUID?, [String]?, String?, String?, Date, String?, String?, String?, String?, String?,
+                    String?, UUID?, UUID?, UUID?, Int64?
+                ).self)
             let job = PushJob(
                 id: id, app: app, kind: kind, subject: subject, users: users, notification: jobNotification, delivery: delivery,
                 createdAt: created)
