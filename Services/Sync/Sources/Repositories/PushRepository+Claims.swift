@@ -24,13 +24,60 @@ extension PushRepository {
     /// for each of their tokens whose session has no WebSocket or event stream open on a live
     /// replica now, with the user's badge (the app's external count plus their unread messages).
     func claim(limit: Int, lease: Duration, logger: Logger) async throws -> ClaimedPushes {
-        let rows = try await write(
-            """
+        let statement = ClaimPushesStatement(leaseSeconds: Int32(lease.components.seconds), limit: Int32(limit))
+        var claimed = ClaimedPushes()
+        for try await row in try await postgres.execute(statement, logger: logger) {
+            let (
+                id, app, kind, subject, users, jobNotification, delivery, created, user, device, provider, token, bundle,
+                notification, message, conversation, announcement, badge
+            ) = row
+            let job = PushJob(
+                id: id, app: app, kind: kind, subject: subject, users: users, notification: jobNotification, delivery: delivery,
+                createdAt: created)
+            if claimed.jobs.last?.id != job.id { claimed.jobs.append(job) }
+            guard let user, let device, let provider, let token else { continue }
+            var layer: [String: String] = [:]
+            var collapseID: String?
+            var threadID: String?
+            if let message, let conversation {
+                layer = [
+                    "conversation_identifier": LayerID(.conversations, conversation).uri,
+                    "message_identifier": LayerID(.messages, message).uri,
+                ]
+                collapseID = message.uuidString.lowercased()
+                threadID = conversation.uuidString.lowercased()
+            } else if let announcement {
+                layer = ["announcement_identifier": LayerID(.announcements, announcement).uri]
+                collapseID = announcement.uuidString.lowercased()
+            } else if job.kind == .badge {
+                collapseID = "badge"
+            }
+            claimed.targets.append(
+                PushTarget(
+                    job: job.id, app: job.app, user: user, device: device, provider: PushProvider(rawValue: provider) ?? .fcm,
+                    token: token, bundleID: bundle, notification: notification.flatMap(JSONValue.init(jsonText:)), layer: layer,
+                    collapseID: collapseID, threadID: threadID))
+            claimed.badges.append(Int(badge ?? 0))
+        }
+        return claimed
+    }
+}
+
+/// The statement of ``PushRepository/claim(limit:lease:logger:)``, prepared once per connection: it
+/// runs for every batch the sender takes, and planning it anew each time would cost more than
+/// running it.
+struct ClaimPushesStatement: PostgresPreparedStatement {
+    typealias Row = (
+        Int64, UUID, String, UUID?, [String]?, String?, String?, Date, String?, String?, String?, String?, String?, String?,
+        UUID?, UUID?, UUID?, Int64?
+    )
+
+    static let sql = """
             WITH claimed AS (
                 UPDATE sync.push_jobs SET attempts = attempts + 1,
-                    next_attempt_at = now() + \(Int(lease.components.seconds)) * interval '1 second'
+                    next_attempt_at = now() + $1 * interval '1 second'
                 WHERE id IN (SELECT id FROM sync.push_jobs WHERE next_attempt_at <= now() ORDER BY next_attempt_at
-                    LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                    LIMIT $2 FOR UPDATE SKIP LOCKED)
                 RETURNING id, app_id, kind, subject_id, users, notification, delivery, created_at
             ),
             reached AS (
@@ -73,45 +120,19 @@ extension PushRepository {
                     WHERE p.app_id = o.app_id AND p.user_id = o.user_id AND NOT p.hidden AND v.deleted_at IS NULL), 0))::int8
             FROM claimed c LEFT JOIN offline o ON o.job = c.id
             ORDER BY c.id
-            """, logger: logger)
-        var claimed = ClaimedPushes()
-        for row in rows {
-            let (
-                id, app, kind, subject, users, jobNotification, delivery, created, user, device, provider, token, bundle,
-                notification, message, conversation, announcement, badge
-            ) = try row.decode(
-                (
-                    Int64, UUID, String, UUID?, [String]?, String?, String?, Date, String?, String?, String?, String?, String?,
-                    String?, UUID?, UUID?, UUID?, Int64?
-                ).self)
-            let job = PushJob(
-                id: id, app: app, kind: kind, subject: subject, users: users, notification: jobNotification, delivery: delivery,
-                createdAt: created)
-            if claimed.jobs.last?.id != job.id { claimed.jobs.append(job) }
-            guard let user, let device, let provider, let token else { continue }
-            var layer: [String: String] = [:]
-            var collapseID: String?
-            var threadID: String?
-            if let message, let conversation {
-                layer = [
-                    "conversation_identifier": LayerID(.conversations, conversation).uri,
-                    "message_identifier": LayerID(.messages, message).uri,
-                ]
-                collapseID = message.uuidString.lowercased()
-                threadID = conversation.uuidString.lowercased()
-            } else if let announcement {
-                layer = ["announcement_identifier": LayerID(.announcements, announcement).uri]
-                collapseID = announcement.uuidString.lowercased()
-            } else if job.kind == .badge {
-                collapseID = "badge"
-            }
-            claimed.targets.append(
-                PushTarget(
-                    job: job.id, app: job.app, user: user, device: device, provider: PushProvider(rawValue: provider) ?? .fcm,
-                    token: token, bundleID: bundle, notification: notification.flatMap(JSONValue.init(jsonText:)), layer: layer,
-                    collapseID: collapseID, threadID: threadID))
-            claimed.badges.append(Int(badge ?? 0))
-        }
-        return claimed
+            """
+
+    let leaseSeconds: Int32
+    let limit: Int32
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(leaseSeconds)
+        bindings.append(limit)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
     }
 }
