@@ -73,54 +73,54 @@ struct ClaimPushesStatement: PostgresPreparedStatement {
     )
 
     static let sql = """
-            WITH claimed AS (
-                UPDATE sync.push_jobs SET attempts = attempts + 1,
-                    next_attempt_at = now() + $1 * interval '1 second'
-                WHERE id IN (SELECT id FROM sync.push_jobs WHERE next_attempt_at <= now() ORDER BY next_attempt_at
-                    LIMIT $2 FOR UPDATE SKIP LOCKED)
-                RETURNING id, app_id, kind, subject_id, users, notification, delivery, created_at
-            ),
-            reached AS (
-                SELECT c.id AS job, t.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id, t.session_ref,
-                    m.notification, m.id AS message_id, m.conversation_id, NULL::uuid AS announcement_id
-                FROM claimed c
-                JOIN sync.messages m ON c.kind = 'message' AND m.id = c.subject_id AND m.deleted_at IS NULL
-                JOIN sync.participants p ON p.conversation_id = m.conversation_id AND p.left_position IS NULL
-                    AND p.user_id IS DISTINCT FROM m.sender_id AND coalesce(p.private_metadata->>'muted', '') <> 'true'
-                JOIN sync.push_tokens t ON t.app_id = m.app_id AND t.user_id = p.user_id
-                WHERE NOT EXISTS (SELECT 1 FROM sync.blocks b
-                    WHERE b.app_id = m.app_id AND b.owner_id = p.user_id AND b.blocked_id = m.sender_id)
-                UNION ALL
-                SELECT c.id, t.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id, t.session_ref,
-                    a.notification, NULL, NULL, a.id
-                FROM claimed c
-                JOIN sync.announcements a ON c.kind = 'announcement' AND a.id = c.subject_id
-                JOIN sync.announcement_recipients r ON r.announcement_id = a.id AND r.deleted_at IS NULL
-                    AND r.user_id IS DISTINCT FROM a.sender_id
-                JOIN sync.push_tokens t ON t.app_id = a.app_id AND t.user_id = r.user_id
-                UNION ALL
-                SELECT c.id, t.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id, t.session_ref,
-                    CASE WHEN c.kind = 'notification' THEN c.notification END, NULL, NULL, NULL
-                FROM claimed c CROSS JOIN LATERAL unnest(c.users) AS u (user_id)
-                JOIN sync.push_tokens t ON t.app_id = c.app_id AND t.user_id = u.user_id
-                WHERE c.kind IN ('notification', 'badge')
-            ),
-            offline AS (
-                SELECT * FROM reached t WHERE NOT EXISTS (
-                    SELECT 1 FROM sync.devices d JOIN sync.replicas r ON r.id = d.replica_id
-                    WHERE d.app_id = t.app_id AND d.user_id = t.user_id AND d.session_ref = t.session_ref
-                      AND r.seen_at >= now() - interval '30 seconds')
-            )
-            SELECT c.id, c.app_id, c.kind, c.subject_id, c.users, c.notification::text, c.delivery::text, c.created_at,
-                o.user_id, o.device_id, o.provider, o.token, o.apns_bundle_id, o.notification::text, o.message_id,
-                o.conversation_id, o.announcement_id,
-                (coalesce((SELECT g.external_unread_count FROM sync.badges g
-                    WHERE g.app_id = o.app_id AND g.user_id = o.user_id), 0)
-                + coalesce((SELECT sum(p.unread_count) FROM sync.participants p JOIN sync.conversations v ON v.id = p.conversation_id
-                    WHERE p.app_id = o.app_id AND p.user_id = o.user_id AND NOT p.hidden AND v.deleted_at IS NULL), 0))::int8
-            FROM claimed c LEFT JOIN offline o ON o.job = c.id
-            ORDER BY c.id
-            """
+        WITH claimed AS (
+            UPDATE sync.push_jobs SET attempts = attempts + 1,
+                next_attempt_at = now() + $1 * interval '1 second'
+            WHERE id IN (SELECT id FROM sync.push_jobs WHERE next_attempt_at <= now() ORDER BY next_attempt_at
+                LIMIT $2 FOR UPDATE SKIP LOCKED)
+            RETURNING id, app_id, kind, subject_id, users, notification, delivery, created_at
+        ),
+        reached AS (
+            SELECT c.id AS job, t.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id, t.session_ref,
+                m.notification, m.id AS message_id, m.conversation_id, NULL::uuid AS announcement_id
+            FROM claimed c
+            JOIN sync.messages m ON c.kind = 'message' AND m.id = c.subject_id AND m.deleted_at IS NULL
+            JOIN sync.participants p ON p.conversation_id = m.conversation_id AND p.left_position IS NULL
+                AND p.user_id IS DISTINCT FROM m.sender_id AND coalesce(p.private_metadata->>'muted', '') <> 'true'
+            JOIN sync.push_tokens t ON t.app_id = m.app_id AND t.user_id = p.user_id
+            WHERE NOT EXISTS (SELECT 1 FROM sync.blocks b
+                WHERE b.app_id = m.app_id AND b.owner_id = p.user_id AND b.blocked_id = m.sender_id)
+            UNION ALL
+            SELECT c.id, t.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id, t.session_ref,
+                a.notification, NULL, NULL, a.id
+            FROM claimed c
+            JOIN sync.announcements a ON c.kind = 'announcement' AND a.id = c.subject_id
+            JOIN sync.announcement_recipients r ON r.announcement_id = a.id AND r.deleted_at IS NULL
+                AND r.user_id IS DISTINCT FROM a.sender_id
+            JOIN sync.push_tokens t ON t.app_id = a.app_id AND t.user_id = r.user_id
+            UNION ALL
+            SELECT c.id, t.app_id, t.user_id, t.device_id, t.provider, t.token, t.apns_bundle_id, t.session_ref,
+                CASE WHEN c.kind = 'notification' THEN c.notification END, NULL, NULL, NULL
+            FROM claimed c CROSS JOIN LATERAL unnest(c.users) AS u (user_id)
+            JOIN sync.push_tokens t ON t.app_id = c.app_id AND t.user_id = u.user_id
+            WHERE c.kind IN ('notification', 'badge')
+        ),
+        offline AS (
+            SELECT * FROM reached t WHERE NOT EXISTS (
+                SELECT 1 FROM sync.devices d JOIN sync.replicas r ON r.id = d.replica_id
+                WHERE d.app_id = t.app_id AND d.user_id = t.user_id AND d.session_ref = t.session_ref
+                  AND r.seen_at >= now() - interval '30 seconds')
+        )
+        SELECT c.id, c.app_id, c.kind, c.subject_id, c.users, c.notification::text, c.delivery::text, c.created_at,
+            o.user_id, o.device_id, o.provider, o.token, o.apns_bundle_id, o.notification::text, o.message_id,
+            o.conversation_id, o.announcement_id,
+            (coalesce((SELECT g.external_unread_count FROM sync.badges g
+                WHERE g.app_id = o.app_id AND g.user_id = o.user_id), 0)
+            + coalesce((SELECT sum(p.unread_count) FROM sync.participants p JOIN sync.conversations v ON v.id = p.conversation_id
+                WHERE p.app_id = o.app_id AND p.user_id = o.user_id AND NOT p.hidden AND v.deleted_at IS NULL), 0))::int8
+        FROM claimed c LEFT JOIN offline o ON o.job = c.id
+        ORDER BY c.id
+        """
 
     let leaseSeconds: Int32
     let limit: Int32

@@ -22,6 +22,9 @@ struct PushNotifier: Service {
     static let batchSize = 64
     /// Batches in flight at once; the pushes of a batch go out together.
     static let maxBatches = 4
+    /// How long jobs gather after a wake-up before they are taken: a few milliseconds of delay for
+    /// far fewer claims under load.
+    static let gathering: Duration = .milliseconds(10)
     /// How many times one push is sent before it is given up.
     static let maxTries = 8
     /// How long a database step may take (see ``withDeadline(_:_:)``).
@@ -67,7 +70,11 @@ struct PushNotifier: Service {
                     }
                     switch await group.next() {
                     case .batch?: inFlight -= 1
-                    case .tick?: ticking = false
+                    case .tick?:
+                        ticking = false
+                        // Woken by a change: the jobs of the changes right behind it gather a
+                        // moment, to go out in one batch rather than one claim each.
+                        try? await Task.sleep(for: Self.gathering)
                     case nil: break
                     }
                     taking = true
