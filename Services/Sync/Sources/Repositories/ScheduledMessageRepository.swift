@@ -99,14 +99,13 @@ struct ScheduledMessageRepository: PostgresRepository {
     }
 
     /// Seconds until some delayed send (of any app) is due for its next step, by the database's
-    /// clock (0 when one is overdue); nil when none waits.
+    /// clock (0 when one is overdue); nil when none waits. (Not `greatest(…, 0)` in SQL: it ignores
+    /// a NULL, and an empty table would read as a send due now, polled for ever.)
     func secondsUntilNextStep(logger: Logger) async throws -> Double? {
         let rows = try await postgres.query(
-            """
-            SELECT greatest(extract(epoch FROM min(due_at) - clock_timestamp()), 0)::float8
-            FROM sync.scheduled_messages
-            """, logger: logger)
-        for try await seconds in rows.decode(Double?.self) { return seconds }
+            "SELECT extract(epoch FROM min(due_at) - clock_timestamp())::float8 FROM sync.scheduled_messages",
+            logger: logger)
+        for try await seconds in rows.decode(Double?.self) { return seconds.map { max($0, 0) } }
         return nil
     }
 
