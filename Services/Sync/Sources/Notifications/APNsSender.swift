@@ -34,19 +34,15 @@ struct APNsSender: Sendable {
             for (name, value) in push.headers.sorted(by: { $0.key < $1.key }) { request.headers.add(name: name, value: value) }
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: push.body))
-            let status: Int
-            let reason: String
-            let retryAfter: Duration?
+            let refusal: PushRefusal
             do {
-                let response = try await http.execute(request, timeout: .init(timeout))
-                let body = try await response.body.collect(upTo: 64 * 1024)
-                status = Int(response.status.code)
-                if status == 200 { return .sent }
-                reason = (try? JSONDecoder().decode(Answer.self, from: body))?.reason ?? "HTTP \(status)"
-                retryAfter = response.retryAfter
+                guard let refused = try await http.pushRequest(request, timeout: timeout) else { return .sent }
+                refusal = refused
             } catch {
                 return .retry(status: nil, reason: "APNs did not answer: \(error)", retryAfter: nil)
             }
+            let (status, retryAfter) = (refusal.status, refusal.retryAfter)
+            let reason = (try? JSONDecoder().decode(Answer.self, from: refusal.body))?.reason ?? "HTTP \(status)"
             switch (status, reason) {
             case (403, "ExpiredProviderToken") where stale == nil:
                 stale = token  // made again once, then tried again at once

@@ -53,19 +53,15 @@ struct FCMSender: Sendable {
             request.headers.add(name: "authorization", value: "Bearer \(token)")
             request.headers.add(name: "content-type", value: "application/json; charset=utf-8")
             request.body = .bytes(ByteBuffer(string: push.body))
-            let status: Int
-            let reason: String
-            let retryAfter: Duration?
+            let refusal: PushRefusal
             do {
-                let response = try await http.execute(request, timeout: .init(timeout))
-                let body = try await response.body.collect(upTo: 64 * 1024)
-                status = Int(response.status.code)
-                if status == 200 { return .sent }
-                reason = (try? JSONDecoder().decode(Answer.self, from: body))?.reason ?? "HTTP \(status)"
-                retryAfter = response.retryAfter
+                guard let refused = try await http.pushRequest(request, timeout: timeout) else { return .sent }
+                refusal = refused
             } catch {
                 return .retry(status: nil, reason: "FCM did not answer: \(error)", retryAfter: nil)
             }
+            let (status, retryAfter) = (refusal.status, refusal.retryAfter)
+            let reason = (try? JSONDecoder().decode(Answer.self, from: refusal.body))?.reason ?? "HTTP \(status)"
             switch (status, reason) {
             case (_, "UNREGISTERED"), (404, _), (_, "SENDER_ID_MISMATCH"):
                 return .tokenGone(status: status, reason: reason)

@@ -92,6 +92,26 @@ struct RenderedPush: Sendable, Codable, Equatable {
     var body: String
 }
 
+/// A push service's answer that is not a 200.
+struct PushRefusal: Sendable {
+    var status: Int
+    var body: ByteBuffer
+    /// The `Retry-After` of the answer.
+    var retryAfter: Duration?
+}
+
+extension HTTPClient {
+    /// Sends one request to a push service: nil when it answered 200, its refusal otherwise; throws
+    /// when it did not answer within `timeout`.
+    func pushRequest(_ request: HTTPClientRequest, timeout: Duration) async throws -> PushRefusal? {
+        let response = try await execute(request, timeout: .init(timeout))
+        let body = try await response.body.collect(upTo: 64 * 1024)
+        let status = Int(response.status.code)
+        guard status != 200 else { return nil }
+        return PushRefusal(status: status, body: body, retryAfter: response.retryAfter)
+    }
+}
+
 extension HTTPClientResponse {
     /// The `Retry-After` of the answer, in seconds.
     var retryAfter: Duration? {

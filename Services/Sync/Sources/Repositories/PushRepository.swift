@@ -60,25 +60,6 @@ struct PushRepository: PostgresRepository {
         return !rows.isEmpty
     }
 
-    /// The user's tokens, most recently used first.
-    func tokens(app: UUID, user: String, logger: Logger) async throws -> [Token] {
-        let rows = try await postgres.query(
-            """
-            SELECT device_id, provider, token, apns_bundle_id, gcm_sender_id, ios_version FROM sync.push_tokens
-            WHERE app_id = \(app) AND user_id = \(user) ORDER BY used_at DESC, created_at DESC
-            """, logger: logger)
-        var tokens: [Token] = []
-        for try await (device, provider, token, bundle, sender, ios) in rows.decode(
-            (String, String, String, String?, String?, String?).self)
-        {
-            tokens.append(
-                Token(
-                    deviceID: device, provider: PushProvider(rawValue: provider) ?? .fcm, token: token, apnsBundleID: bundle,
-                    gcmSenderID: sender, iosVersion: ios))
-        }
-        return tokens
-    }
-
     /// Forgets the tokens registered by sessions that ended (logged out, revoked): a device that
     /// signed out hears nothing more for its user. `sessions` nil: every session of the user.
     func sessionsEnded(app: UUID, user: String, sessions: [String]?, logger: Logger) async throws {
