@@ -33,11 +33,13 @@ public struct SyncService: ConfigurableService {
     let push: Push
     let internalTokens: InternalTokens
     let uploads: UploadSlots
-    let schedules = ScheduleAlarm()
+    let schedules = Alarm()
+    /// Wakes this replica's export worker.
+    let exportRequests = Alarm()
     /// Wakes this replica's webhook verifier.
-    let verifications = ScheduleAlarm()
+    let verifications = Alarm()
     /// Wakes this replica's webhook deliverer.
-    let deliveries = ScheduleAlarm()
+    let deliveries = Alarm()
     /// Wakes this replica's push-notification sender.
     let pushJobs = PushJobAlarm()
     /// Where the resources in webhook payloads point.
@@ -64,6 +66,7 @@ public struct SyncService: ConfigurableService {
         domain = SyncDomain(
             repositories: repositories, views: views, relationships: relationships, auth: auth,
             contentSettings: RichContent.Settings(quotaBytes: settings.contentQuotaBytes), schedules: schedules,
+            exportRequests: exportRequests,
             webhooks: .init(
                 secrets: SealedSecrets.webhooks(serviceSecret: settings.contentLinkSecret),
                 targets: WebhookTargets(privateTargets: settings.webhookPrivateTargets), verifications: verifications,
@@ -76,7 +79,8 @@ public struct SyncService: ConfigurableService {
         sessionAuthenticator = .remote(auth: auth, server: server, limiters: dependencies.rateLimiters)
         push = Push(
             settings: settings.push, repositories: repositories, postgres: postgres, links: views.links,
-            template: views.pushURLs, introspector: sessionAuthenticator.sessionIntrospector, jobAlarm: pushJobs)
+            template: views.pushURLs, introspector: sessionAuthenticator.sessionIntrospector, jobAlarm: pushJobs,
+            webhookEvents: deliveries)
         internalTokens = server.internalTokens
         uploads = UploadSlots(limit: settings.uploadsPerUser)
         appTokens = dependencies.appTokenVerifier(auth: auth)
@@ -132,7 +136,8 @@ public struct SyncService: ConfigurableService {
                 ContentCollector(
                     content: repositories.content, grace: settings.contentGrace, logger: Logger(label: "layer-sync.content")),
                 relationships.service(logger: Logger(label: "layer-sync.relationships")),
-                ExportWorker(exports: repositories.exports, logger: Logger(label: "layer-sync.exports")),
+                ExportWorker(
+                    exports: repositories.exports, alarm: exportRequests, logger: Logger(label: "layer-sync.exports")),
                 ScheduledSender(
                     sends: domain.scheduled, push: push, alarm: schedules, logger: Logger(label: "layer-sync.scheduled")),
                 WebhookVerifier(

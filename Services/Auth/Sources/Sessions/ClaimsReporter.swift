@@ -19,6 +19,9 @@ struct ClaimsReporter: Sendable {
     /// before, up to ``longestRetry``.
     let retry: Duration
     private let quietUntil = QuietUntil()
+    /// Wakes ``ClaimsReporterService``: a report failed (its claims are due in ``retry``), or a
+    /// sign-in left its claims to it.
+    let wakeUp = Alarm()
 
     init(claims: ClaimsRepository, sync: InternalClient, retry: Duration) {
         self.claims = claims
@@ -38,7 +41,10 @@ struct ClaimsReporter: Sendable {
     /// sign-in held them for ``hold``; never fails. Claims not held are due now: the reporter's
     /// next round takes them.
     func report(_ entry: UnreportedClaims, held: Duration, logger: Logger) async {
-        guard held > .zero else { return }
+        guard held > .zero else {
+            wakeUp.ring()
+            return
+        }
         _ = await report([entry], app: entry.app, logger: logger)
     }
 
@@ -59,6 +65,7 @@ struct ClaimsReporter: Sendable {
                 as: InternalAPI.Acknowledgement.self, idempotent: true, logger: logger)
         } catch {
             quietUntil.set(ContinuousClock.now + retry)
+            defer { wakeUp.ring() }
             logger.warning(
                 "Could not report sign-ins to the sync service; trying again later",
                 metadata: ["users": "\(entries.count)", "error": "\(error)"])
@@ -87,21 +94,29 @@ struct ClaimsReporter: Sendable {
     }
 }
 
-/// Reports the sign-ins that could not be reported at once, every ``ClaimsReporter/retry``.
+/// Reports the sign-ins that could not be reported at once: it sleeps until the earliest is due
+/// (at least ``ClaimsReporter/retry``, at most ``ClaimsReporter/longestRetry``), or until a report
+/// fails on this replica or a sign-in leaves its claims to it; with nothing unreported, until then
+/// or for a minute.
 struct ClaimsReporterService: Service {
     let reporter: ClaimsReporter
 
     func run() async throws {
         let logger = Logger(label: "auth.claims-reporter")
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
+            var sleep = reporter.retry
             while !Task.isCancelled {
-                try await Task.sleep(for: reporter.retry)
+                await reporter.wakeUp.wait(upTo: sleep)
+                sleep = reporter.retry
                 do {
                     // A full batch that went through is followed by the next at once.
                     while !Task.isCancelled {
                         let (count, failed) = try await reporter.flush(logger: logger)
                         if failed || count < 200 { break }
                     }
+                    let due = try await reporter.claims.secondsUntilDue(logger: logger)
+                    let wait = due.map { Duration.milliseconds(Int64($0 * 1000)) } ?? .seconds(60)
+                    sleep = min(max(wait, reporter.retry), max(reporter.longestRetry, reporter.retry))
                 } catch {
                     logger.warning("Reporting sign-ins failed", metadata: ["error": "\(error)"])
                 }

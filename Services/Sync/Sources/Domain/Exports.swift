@@ -9,9 +9,12 @@ import NIOCore
 /// and read back a piece at a time.
 struct Exports: Sendable {
     private let repositories: SyncRepositories
+    /// Wakes this replica's ``ExportWorker``.
+    private let requests: Alarm
 
-    init(repositories: SyncRepositories) {
+    init(repositories: SyncRepositories, requests: Alarm) {
         self.repositories = repositories
+        self.requests = requests
     }
 
     /// Registers (or replaces) the key archives are encrypted for, as PEM.
@@ -30,6 +33,7 @@ struct Exports: Sendable {
     func create(_ scope: Scope) async throws -> ExportObject {
         switch try await repositories.exports.createHistoricalExport(app: scope.app, logger: scope.logger) {
         case .created(let record):
+            requests.ring()
             return ExportObject(record, app: scope.app, urls: scope.urls)
         case .running(let record):
             throw APIError(
@@ -92,8 +96,10 @@ struct Exports: Sendable {
                     property: "public_key")
             }
         }
-        return ExportScheduleObject(
-            try await repositories.exports.setSchedule(app: scope.app, interval: interval, events: events, logger: scope.logger))
+        let schedule = try await repositories.exports.setSchedule(
+            app: scope.app, interval: interval, events: events, logger: scope.logger)
+        requests.ring()
+        return ExportScheduleObject(schedule)
     }
 
     func schedule(_ scope: Scope) async throws -> ExportScheduleObject {

@@ -17,11 +17,11 @@ struct Messages: Sendable {
     private let content: RichContent
     private let tags: RequestTags
     /// Wakes this replica's sender of delayed messages when one is scheduled here.
-    private let schedules: ScheduleAlarm
+    private let schedules: Alarm
 
     init(
         repositories: SyncRepositories, views: Views, relationships: RelationshipReporter, conversations: Conversations,
-        channels: Channels, content: RichContent, schedules: ScheduleAlarm
+        channels: Channels, content: RichContent, schedules: Alarm
     ) {
         self.repositories = repositories
         self.views = views

@@ -31,7 +31,7 @@ struct SyncDomain: Sendable {
 
     init(
         repositories: SyncRepositories, views: Views, relationships: RelationshipReporter, auth: InternalClient,
-        contentSettings: RichContent.Settings, schedules: ScheduleAlarm, webhooks: WebhookSettings,
+        contentSettings: RichContent.Settings, schedules: Alarm, exportRequests: Alarm, webhooks: WebhookSettings,
         pushNotifications: PushNotifications
     ) {
         self.pushNotifications = pushNotifications
@@ -57,7 +57,7 @@ struct SyncDomain: Sendable {
         announcements = Announcements(repositories: repositories, views: views, identities: identities, content: content)
         changes = Changes(repositories: repositories, views: views, content: content)
         badges = Badges(repositories: repositories)
-        exports = Exports(repositories: repositories)
+        exports = Exports(repositories: repositories, requests: exportRequests)
         self.webhooks = Webhooks(
             repositories: repositories, secrets: webhooks.secrets, targets: webhooks.targets,
             verifications: webhooks.verifications, deliveries: webhooks.deliveries, delivery: webhooks.delivery)
@@ -96,8 +96,8 @@ struct SyncDomain: Sendable {
 struct WebhookSettings: Sendable {
     let secrets: SealedSecrets
     let targets: WebhookTargets
-    let verifications: ScheduleAlarm
-    let deliveries: ScheduleAlarm
+    let verifications: Alarm
+    let deliveries: Alarm
     let delivery: WebhookDeliverySettings
 }
 

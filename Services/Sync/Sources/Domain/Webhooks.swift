@@ -11,14 +11,14 @@ struct Webhooks: Sendable {
     private let secrets: SealedSecrets
     private let targets: WebhookTargets
     /// Wakes this replica's verifier.
-    private let verifications: ScheduleAlarm
+    private let verifications: Alarm
     /// Wakes this replica's deliverer.
-    private let deliveries: ScheduleAlarm
+    private let deliveries: Alarm
     private let delivery: WebhookDeliverySettings
 
     init(
-        repositories: SyncRepositories, secrets: SealedSecrets, targets: WebhookTargets, verifications: ScheduleAlarm,
-        deliveries: ScheduleAlarm, delivery: WebhookDeliverySettings
+        repositories: SyncRepositories, secrets: SealedSecrets, targets: WebhookTargets, verifications: Alarm,
+        deliveries: Alarm, delivery: WebhookDeliverySettings
     ) {
         self.deliveries = deliveries
         repository = repositories.webhooks

@@ -4,40 +4,24 @@ import LayerServer
 import Metrics
 import Synchronization
 
-/// Wakes the push-notification sender when a change may have recorded a job: on every change
-/// notice (from any replica) of an app that has a provider. Until it has read which apps have
-/// one, and after a provider is set anywhere, it wakes on every notice.
+/// Wakes the push-notification sender: a push job was recorded on some replica (M0017's
+/// notice), or a provider was set or removed anywhere. Counts the providers' changes, so that
+/// credentials read before one are not kept past it.
 final class PushJobAlarm: Sendable {
-    let alarm = ScheduleAlarm()
-    private struct State {
-        /// Nil until read, and after a change.
-        var apps: Set<UUID>?
-        /// Counts the changes, so that a read that began before one does not undo it.
-        var generation = 0
-    }
-    private let state = Mutex(State())
+    let alarm = Alarm()
+    private let changes = Mutex(0)
 
-    /// A change of `app` was committed.
-    func changed(app: UUID) {
-        if state.withLock({ $0.apps?.contains(app) ?? true }) { alarm.ring() }
-    }
+    /// A push job was recorded.
+    func jobsRecorded() { alarm.ring() }
 
-    /// A provider was set or removed somewhere: the apps are read again.
+    /// A provider was set or removed somewhere.
     func providersChanged() {
-        state.withLock {
-            $0.apps = nil
-            $0.generation += 1
-        }
+        changes.withLock { $0 += 1 }
         alarm.ring()
     }
 
-    /// Whether the apps must be read, and the generation to read them for.
-    var needsApps: (Bool, generation: Int) { state.withLock { ($0.apps == nil, $0.generation) } }
-
-    /// The apps read for `generation`; dropped if a provider changed since the read began.
-    func set(apps known: Set<UUID>, generation: Int) {
-        state.withLock { if $0.generation == generation { $0.apps = known } }
-    }
+    /// How many times the providers changed so far.
+    var generation: Int { changes.withLock { $0 } }
 }
 
 /// What `/metrics` tells of push notifications: pushes by provider and outcome, how long after

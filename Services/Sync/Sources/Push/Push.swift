@@ -19,15 +19,19 @@ struct Push: Sendable {
     let introspector: any SessionIntrospector
     let presence: Presence
     let typing: TypingTracker
-    /// Rung by every change notice, for the push-notification sender.
+    /// Rung when a push job was recorded (on any replica), for the push-notification sender.
     let jobAlarm: PushJobAlarm
+    /// Rung when a webhook event was recorded (on any replica), for the webhook deliverer.
+    let webhookEvents: Alarm
 
     init(
         settings: PushSettings, repositories: SyncRepositories, postgres: PostgresClient, links: ContentLinks,
-        template: PushURLTemplate, introspector: any SessionIntrospector, jobAlarm: PushJobAlarm = PushJobAlarm()
+        template: PushURLTemplate, introspector: any SessionIntrospector, jobAlarm: PushJobAlarm = PushJobAlarm(),
+        webhookEvents: Alarm = Alarm()
     ) {
         self.settings = settings
         self.jobAlarm = jobAlarm
+        self.webhookEvents = webhookEvents
         self.repositories = repositories
         self.postgres = postgres
         self.links = links

@@ -109,7 +109,14 @@ struct PushListener: Service {
             push.jobAlarm.providersChanged()
             return
         }
-        push.jobAlarm.changed(app: app)
+        if fields["w"] != nil {
+            push.webhookEvents.ring()
+            return
+        }
+        if fields["j"] != nil {
+            push.jobAlarm.jobsRecorded()
+            return
+        }
         if case .array(let changed)? = fields["c"] {
             hub.markWaiting(
                 changed.compactMap { pair in

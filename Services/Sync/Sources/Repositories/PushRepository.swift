@@ -149,14 +149,6 @@ struct PushRepository: PostgresRepository {
             """, logger: logger)
     }
 
-    /// The apps with a provider set.
-    func appsWithProviders(logger: Logger) async throws -> Set<UUID> {
-        let rows = try await postgres.query("SELECT DISTINCT app_id FROM sync.push_providers", logger: logger)
-        var apps = Set<UUID>()
-        for try await app in rows.decode(UUID.self) { apps.insert(app) }
-        return apps
-    }
-
     /// How many providers of all apps are failing.
     func failingProviders(logger: Logger) async throws -> Int {
         let rows = try await postgres.query(

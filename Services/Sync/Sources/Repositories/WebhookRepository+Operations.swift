@@ -101,4 +101,16 @@ extension WebhookRepository {
         }
         return (0, .zero)
     }
+
+    /// When the earliest undelivered event of an active webhook is due; nil when none waits.
+    func nextAttempt(logger: Logger) async throws -> Date? {
+        let rows = try await postgres.query(
+            """
+            SELECT min(d.next_attempt_at)
+            FROM sync.webhook_deliveries d JOIN sync.webhooks w ON w.id = d.webhook_id AND w.status = 'active'
+            WHERE d.delivered_at IS NULL
+            """, logger: logger)
+        for try await due in rows.decode(Date?.self) { return due }
+        return nil
+    }
 }

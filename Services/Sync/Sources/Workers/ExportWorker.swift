@@ -11,12 +11,14 @@ import ServiceLifecycle
 /// lease, and completes it; turns due daily schedules into exports; and deletes exports past
 /// their expiration. Nothing is lost to a restart: a replica that shuts down hands its export
 /// back, and one that dies loses it once its lease runs out; either way another worker builds it
-/// again from the beginning.
+/// again from the beginning. With no work it sleeps until the replica that took a request or a
+/// schedule rings its alarm, looking at most every `poll` (for a daily schedule that fell due,
+/// an export whose worker died, or a request taken by a replica that is gone).
 struct ExportWorker: Service {
     let exports: ExportRepository
+    let alarm: Alarm
     let logger: Logger
-    /// How often it looks for work when there was none.
-    var poll: Duration = .seconds(1)
+    var poll: Duration = .seconds(30)
     var maintenanceEvery: Duration = .seconds(60)
 
     func run() async throws {
@@ -40,7 +42,7 @@ struct ExportWorker: Service {
                     guard !Task.isCancelled else { break }
                     logger.warning("Export worker failed; trying again", metadata: ["error": "\(String(reflecting: error))"])
                 }
-                try? await Task.sleep(for: poll)
+                await alarm.wait(upTo: poll)
             }
         }
     }

@@ -6,7 +6,7 @@ import Logging
 import ServiceLifecycle
 
 /// Sends the push jobs to APNs and FCM, off the path of the sends that recorded them. Replicas
-/// share the jobs under leases; woken by every change of an app with a provider (see
+/// share the jobs under leases; woken by the notice each transaction that records jobs sends (see
 /// ``PushJobAlarm``), a job leaves within milliseconds of its commit. A job becomes one push per
 /// device that holds a token and is not connected at that moment; a push that fails for a
 /// passing reason (429, 5xx, no answer) becomes a job of its own, tried again with backoff.
@@ -29,6 +29,9 @@ struct PushNotifier: Service {
     static let maxTries = 8
     /// How long a database step may take (see ``withDeadline(_:_:)``).
     static let databaseLimit: Duration = .seconds(20)
+    /// The longest it sleeps unwoken: a job whose notice was lost while the listener reconnected
+    /// is taken by then.
+    static let longestSleep: Duration = .seconds(30)
 
     /// How long jobs stay leased to this replica: longer than any batch takes.
     var lease: Duration { settings.timeout * 2 + .seconds(10) }
@@ -86,26 +89,27 @@ struct PushNotifier: Service {
         }
     }
 
-    /// How long to sleep unless woken: until the next job falls due (a retry), at most 30 s. On
-    /// the way, once a minute, the failing providers' gauge and the failure log's pruning, and
-    /// the apps with a provider when they must be read again.
+    /// How long to sleep unless woken: until the next job falls due (a retry), at most
+    /// ``longestSleep``. On the way, once a minute, the failing providers' gauge and the failure
+    /// log's pruning.
     private func idleWait(_ housekeeping: inout ContinuousClock.Instant) async -> Duration {
         let now = ContinuousClock.now
         let periodic = now - housekeeping >= .seconds(60)
         if periodic { housekeeping = now }
-        let result = try? await withDeadline(Self.databaseLimit) { [repository, alarm, logger, metrics] in
-            let (needed, generation) = alarm.needsApps
-            if needed || periodic {
-                alarm.set(apps: try await repository.appsWithProviders(logger: logger), generation: generation)
+        let next: Date?
+        do {
+            next = try await withDeadline(Self.databaseLimit) { [repository, logger, metrics] in
+                if periodic {
+                    metrics.failingProviders.record(try await repository.failingProviders(logger: logger))
+                    try await repository.pruneFailures(logger: logger)
+                }
+                return try await repository.nextDue(logger: logger)
             }
-            if periodic {
-                metrics.failingProviders.record(try await repository.failingProviders(logger: logger))
-                try await repository.pruneFailures(logger: logger)
-            }
-            return try await repository.nextDue(logger: logger)
+        } catch {
+            return .seconds(1)
         }
-        guard let due = result ?? nil else { return .seconds(result == nil ? 1 : 30) }
-        let seconds = min(max(due.timeIntervalSinceNow, 0.005), 30)
+        guard let due = next else { return Self.longestSleep }
+        let seconds = min(max(due.timeIntervalSinceNow, 0.005), Self.longestSleep / .seconds(1))
         return .milliseconds(Int(seconds * 1000))
     }
 
@@ -127,7 +131,7 @@ struct PushNotifier: Service {
             let jobs = claimed.jobs
             let retries = jobs.filter { $0.kind == .retry }
             let apps = Set(claimed.targets.map(\.app)).union(retries.map(\.app))
-            let generation = alarm.needsApps.generation
+            let generation = alarm.generation
             let providers = try await senders.records(for: apps, generation: generation) { [repository, logger] missing in
                 try await repository.providers(apps: missing, logger: logger)
             }

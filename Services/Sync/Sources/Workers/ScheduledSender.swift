@@ -4,19 +4,19 @@ import LayerServer
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 
 /// Carries out delayed sends (``ScheduledMessageRepository``) on every replica: it takes every
-/// step that is due, then sleeps until the next one is (at most `longestSleep`, so that sends
-/// scheduled through another replica are seen soon), or until this replica schedules one.
+/// step that is due, then sleeps until the next one is, or until a send is scheduled through this
+/// replica (which rings its alarm). A send scheduled through another replica is that replica's to
+/// carry out; `longestSleep` bounds how late the others notice it when that replica is gone.
 ///
 /// During the last seconds before a send, the sender is shown typing to the conversation's other
 /// participants (`started`, said again every 2.5 s); `finished` follows the send, or the drop.
 struct ScheduledSender: Service {
     let sends: ScheduledSends
     let push: Push
-    let alarm: ScheduleAlarm
-    var longestSleep: Duration = .seconds(1)
+    let alarm: Alarm
+    var longestSleep: Duration = .seconds(30)
     static let shortestSleep: Duration = .milliseconds(50)
     let logger: Logger
 
@@ -91,60 +91,6 @@ struct ScheduledSender: Service {
             logger.warning(
                 "Could not push the typing indicator of a delayed message",
                 metadata: ["message": "\(record.id)", "error": "\(String(reflecting: error))"])
-        }
-    }
-}
-
-/// Wakes this replica's ``ScheduledSender`` when a delayed send is scheduled here, so that a
-/// typing indicator due at once starts at once.
-final class ScheduleAlarm: Sendable {
-    private struct State {
-        var rung = false
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-    private let state = Mutex(State())
-
-    func ring() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
-                state.rung = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns when rung (or rung since the last wait), after `duration`, or when cancelled.
-    func wait(upTo duration: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: duration) }
-            group.addTask { await self.rung() }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func rung() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.rung || Task.isCancelled {
-                        state.rung = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
         }
     }
 }

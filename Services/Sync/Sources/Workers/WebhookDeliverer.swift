@@ -18,7 +18,7 @@ struct WebhookDeliverer: Service {
     let domain: SyncDomain
     let repository: WebhookRepository
     let secrets: SealedSecrets
-    let alarm: ScheduleAlarm
+    let alarm: Alarm
     let http: HTTPClient
     /// Where the resources of a payload point (the suite's public base URL).
     let baseURL: @Sendable () -> String
@@ -28,16 +28,23 @@ struct WebhookDeliverer: Service {
     /// How long any one step with the database may take. A query can wait forever on a connection
     /// that closed under it (see ``withDeadline(_:_:)``); past this the deliverer leaves it behind.
     static let databaseLimit: Duration = .seconds(20)
+    /// How long events gather behind the first: while events flow, the deliverer takes more every
+    /// twice this.
+    static let gathering: Duration = .milliseconds(250)
+    /// The longest it sleeps unwoken, in case a notice was lost while the listener reconnected.
+    static let longestSleep: Duration = .seconds(30)
 
     /// The most deliveries this replica has in flight at once.
     var maxInFlight = 64
 
     /// Keeps up to ``maxInFlight`` deliveries going, each on its own, so that a slow receiver holds
-    /// up nothing but its own events. It takes more when the alarm rings or half a second passes
-    /// (or a delivery ends while all were busy), so that a conversation's events gather meanwhile
-    /// and go out in batches: an event waits about half a second at most. Told to shut down, it
-    /// takes no more and lets those in flight finish, so that a replica that stops leaves no
-    /// receiver with an event it took but was never told of.
+    /// up nothing but its own events. While events flow it takes more every half second (or when
+    /// a delivery ends while all were busy), so that a conversation's events gather meanwhile and
+    /// go out in batches: an event waits about half a second at most. With nothing in flight it
+    /// sleeps until the earliest undelivered event is due (at most ``longestSleep``), or until the
+    /// alarm rings: an event was recorded on some replica (M0017's notice), or a webhook was
+    /// activated here. Told to shut down, it takes no more and lets those in flight finish, so
+    /// that a replica that stops leaves no receiver with an event it took but was never told of.
     func run() async throws {
         enum Ended { case delivery, tick }
         await withGracefulShutdownHandler {
@@ -45,6 +52,7 @@ struct WebhookDeliverer: Service {
                 var inFlight = 0
                 var ticking = false
                 var taking = true
+                var took = false
                 var housekeeping = Housekeeping()
                 while !Task.isShuttingDownGracefully && !Task.isCancelled {
                     if taking && inFlight < maxInFlight {
@@ -52,6 +60,7 @@ struct WebhookDeliverer: Service {
                             let due = try await withDeadline(Self.databaseLimit) { [maxInFlight, inFlight] in
                                 try await repository.dueDeliveries(limit: maxInFlight - inFlight, logger: logger)
                             }
+                            took = !due.isEmpty
                             if !due.isEmpty {
                                 let webhooks = try await withDeadline(Self.databaseLimit) {
                                     try await repository.webhooks(ids: Array(Set(due.map(\.webhookID))), logger: logger)
@@ -85,8 +94,14 @@ struct WebhookDeliverer: Service {
                     }
                     if !ticking {
                         ticking = true
+                        let sleep = inFlight > 0 || took ? nil : await idleSleep()
                         group.addTask {
-                            await alarm.wait(upTo: .milliseconds(500))
+                            if let sleep {
+                                // Woken by an event: those right behind it gather a moment.
+                                if await alarm.wait(upTo: sleep) { try? await Task.sleep(for: Self.gathering) }
+                            } else {
+                                try? await Task.sleep(for: Self.gathering * 2)
+                            }
                             return .tick
                         }
                     }
@@ -111,6 +126,21 @@ struct WebhookDeliverer: Service {
         } onGracefulShutdown: {
             alarm.ring()
         }
+    }
+
+    /// How long to sleep unless rung, with nothing in flight: until the earliest undelivered
+    /// event is due (at least ``gathering`` × 2: one may wait behind its conversation's failing
+    /// one), at most ``longestSleep``.
+    private func idleSleep() async -> Duration {
+        let next: Date?
+        do {
+            next = try await withDeadline(Self.databaseLimit) { try await repository.nextAttempt(logger: logger) }
+        } catch {
+            return Self.gathering * 2
+        }
+        guard let next else { return Self.longestSleep }
+        let wait = Duration.milliseconds(Int64(max(next.timeIntervalSinceNow, 0) * 1000))
+        return min(max(wait, Self.gathering * 2), Self.longestSleep)
     }
 
     /// Every few seconds the backlog's gauges; every minute, events older than their webhooks keep

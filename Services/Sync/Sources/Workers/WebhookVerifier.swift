@@ -10,12 +10,15 @@ import ServiceLifecycle
 /// must answer 200 with the challenge as its body (any content type) within a few seconds, and the
 /// webhook turns `active`; anything else turns it `inactive` with the reason. There is no retry:
 /// the app activates it again. Replicas share the work: each takes due webhooks under a lease.
+/// The replica that registers or activates a webhook rings its alarm; the others look every
+/// `longestSleep`, which bounds the wait only when that replica is gone.
 struct WebhookVerifier: Service {
     let repository: WebhookRepository
-    let alarm: ScheduleAlarm
+    let alarm: Alarm
     let http: HTTPClient
     /// How long a target has to answer.
     var timeout: Duration = .seconds(5)
+    var longestSleep: Duration = .seconds(30)
     let logger: Logger
 
     func run() async throws {
@@ -32,7 +35,7 @@ struct WebhookVerifier: Service {
                 } catch {
                     logger.warning("Could not take webhooks to verify", metadata: ["error": "\(error)"])
                 }
-                await alarm.wait(upTo: .seconds(2))
+                await alarm.wait(upTo: longestSleep)
             }
         }
     }

@@ -139,6 +139,18 @@ struct CallRepository: PostgresRepository {
         return try rows.map(Self.call)
     }
 
+    /// Whether the sweeper has anything to watch: a call ringing, or one whose last move was
+    /// not signalled yet. Both are read from partial indexes.
+    func needsSweeping(logger: Logger) async throws -> Bool {
+        let rows = try await postgres.query(
+            """
+            SELECT EXISTS (SELECT 1 FROM voip.calls WHERE state = 'ringing')
+                OR EXISTS (SELECT 1 FROM voip.calls WHERE signalled_state IS DISTINCT FROM state)
+            """, logger: logger)
+        for try await needed in rows.decode(Bool.self) { return needed }
+        return false
+    }
+
     /// Records that the parties' devices were told of the call in `state` (and, for the ring,
     /// whether the caller had a device online).
     func markSignalled(app: UUID, id: UUID, state: CallState, callerOnline: Bool? = nil, logger: Logger) async throws {

@@ -11,6 +11,8 @@ struct Calls: Sendable {
     let blocks: CallBlocks
     let relationships: RelationshipReporter
     let ringSeconds: Int
+    /// Wakes the sweeper (``CallSweeper``): a call rings, or moved, through this replica.
+    let sweeps = Alarm()
 
     /// `POST /calls`: stores the call ringing and rings every device of the callee, unless either
     /// of the two blocked the other.
@@ -21,6 +23,7 @@ struct Calls: Sendable {
         }
         try await blocks.requireNone(between: caller, and: placement.callee, app: app, logger: logger)
         let call = try await repository.insert(placement, app: app, caller: caller, ringSeconds: ringSeconds, logger: logger)
+        sweeps.ring()
         do {
             // The ring's answer counts the caller's devices too: whether they were online when calling.
             let devices = try await signals.ring(call, logger: logger)
@@ -61,6 +64,7 @@ struct Calls: Sendable {
             let now = try await repository.call(app: app, id: id, logger: logger)?.state ?? call.state
             throw APIError(.conflict, "The call is \(now.rawValue): it cannot be \(action.pastTense) now.")
         }
+        sweeps.ring()
         await notify(moved, logger: logger)
         return moved
     }
