@@ -235,7 +235,9 @@ struct Messages: Sendable {
     /// Those of the messages `ids` that exist, in the system view, in the order of `ids`.
     private func batchMessages(_ ids: [UUID], _ scope: Scope) async throws -> [MessageObject] {
         try await repositories.read(logger: scope.logger) { connection in
-            let found = try await connection.messages(ids: ids, logger: scope.logger).filter { $0.deletedAt == nil }
+            let found = try await connection.messagesIncludingDeleted(app: scope.app, ids: ids, logger: scope.logger).filter {
+                $0.deletedAt == nil
+            }
             let records = ids.compactMap { id in found.first { $0.id == id } }
             var presenter = views.presenter(scope.appWide, connection)
             return try await presenter.messages(records)

@@ -10,7 +10,7 @@ extension Presenter {
         let channelChanges = try await channelOperations(entries)
         var system = viewing(as: nil)
         let messageIDs = Set(entries.filter { $0.type == .newMessage }.compactMap(\.message))
-        let messageRecords = try await system.database.messages(ids: Array(messageIDs), logger: logger)
+        let messageRecords = try await system.database.messagesIncludingDeleted(app: app, ids: Array(messageIDs), logger: logger)
         var messages: [UUID: (record: MessageRecord, object: MessageObject)] = [:]
         for (record, object) in zip(messageRecords, try await system.messages(messageRecords)) {
             messages[record.id] = (record, object)

@@ -49,7 +49,7 @@ struct Presenter {
     mutating func loadParticipants(of conversations: some Sequence<UUID>) async throws {
         let missing = Set(conversations).subtracting(participants.keys)
         guard !missing.isEmpty else { return }
-        let loaded = try await database.participants(of: Array(missing), logger: logger)
+        let loaded = try await database.participants(app: app, of: Array(missing), logger: logger)
         for id in missing { participants[id] = loaded[id] ?? [] }
     }
 
@@ -119,7 +119,7 @@ struct Presenter {
     }
 
     private func receipts(of messages: [UUID]) async throws -> [UUID: [String: Receipt]] {
-        try await database.receipts(of: messages, logger: logger)
+        try await database.receipts(app: app, of: messages, logger: logger)
     }
 
     /// The status of `message` for `participant`: the sender has read it; otherwise the higher of
@@ -211,7 +211,8 @@ struct Presenter {
         var lastMessages: [UUID: MessageObject] = [:]
         if let viewer {
             stats = try await database.viewerStats(app: app, conversations: records.map(\.id), viewer: viewer, logger: logger)
-            let last = try await database.messages(ids: stats.values.compactMap(\.lastMessageID), logger: logger)
+            let last = try await database.messagesIncludingDeleted(
+                app: app, ids: stats.values.compactMap(\.lastMessageID), logger: logger)
             for message in try await messages(last) {
                 if let id = LayerID(parsing: message.id, as: .messages)?.uuid,
                     let record = last.first(where: { $0.id == id })

@@ -246,9 +246,9 @@ struct ContentRepository: PostgresRepository {
                 """
                 WITH claim AS (
                     UPDATE sync.content SET upload_claimed_at = now()
-                    WHERE id = \(id) AND upload_token = \(token) RETURNING id)
-                INSERT INTO sync.content_chunks (content_id, ordinal, data)
-                SELECT id, \(ordinal), \(pending) FROM claim
+                    WHERE id = \(id) AND upload_token = \(token) RETURNING app_id, id)
+                INSERT INTO sync.content_chunks (app_id, content_id, ordinal, data)
+                SELECT app_id, id, \(ordinal), \(pending) FROM claim
                 RETURNING ordinal
                 """, logger: logger)
             guard !rows.isEmpty else { throw Self.claimLost }

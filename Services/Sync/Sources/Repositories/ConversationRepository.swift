@@ -128,7 +128,7 @@ struct ConversationRepository: PostgresRepository {
         guard let conversation = try await connection.conversation(app: app, id: id, lock: lock, logger: logger) else {
             throw APIError.notFound("The conversation")
         }
-        let members = try await connection.participants(of: [id], logger: logger)[id] ?? []
+        let members = try await connection.participants(app: app, of: [id], logger: logger)[id] ?? []
         if let user = caller.userID {
             guard let own = members.first(where: { $0.userID == user }), !own.hidden else {
                 throw APIError.notFound("The conversation")

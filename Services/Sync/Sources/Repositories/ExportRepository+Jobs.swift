@@ -79,7 +79,10 @@ extension ExportRepository {
             for try await _ in rows { owned = true }
             guard owned else { return false }
             try await connection.query(
-                "INSERT INTO sync.export_chunks (export_id, ordinal, data) VALUES (\(claim.record.id), \(ordinal), \(data))",
+                """
+                INSERT INTO sync.export_chunks (app_id, export_id, ordinal, data)
+                VALUES (\(claim.appID), \(claim.record.id), \(ordinal), \(data))
+                """,
                 logger: logger)
             return true
         }

@@ -194,7 +194,8 @@ struct MessageRepository: PostgresRepository {
             throw APIError.notFound("The message")
         }
         let members =
-            try await connection.participants(of: [message.conversationID], logger: logger)[message.conversationID] ?? []
+            try await connection.participants(app: app, of: [message.conversationID], logger: logger)[message.conversationID]
+            ?? []
         if let user = caller.userID {
             guard let own = members.first(where: { $0.userID == user }), own.sees(position: message.position),
                 try await connection.messageVisible(message.id, to: user, app: app, logger: logger)

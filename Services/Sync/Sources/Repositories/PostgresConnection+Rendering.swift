@@ -16,10 +16,11 @@ extension PostgresConnection {
     }
 
     /// Each message's receipts, by user.
-    func receipts(of messages: [UUID], logger: Logger) async throws -> [UUID: [String: Receipt]] {
+    func receipts(app: UUID, of messages: [UUID], logger: Logger) async throws -> [UUID: [String: Receipt]] {
         let rows = try await query(
             """
-            SELECT message_id, user_id, status, delivered_at, read_at FROM sync.receipts WHERE message_id = ANY(\(messages))
+            SELECT message_id, user_id, status, delivered_at, read_at FROM sync.receipts
+            WHERE app_id = \(app) AND message_id = ANY(\(messages))
             """, logger: logger)
         var result: [UUID: [String: Receipt]] = [:]
         for try await (message, user, status, delivered, read) in rows.decode((UUID, String, Int16, Date?, Date?).self) {
@@ -85,20 +86,20 @@ struct PresenterReads: Sendable {
         try await connection.identities(app: app, users: users, logger: logger)
     }
 
-    func receipts(of messages: [UUID], logger: Logger) async throws -> [UUID: [String: Receipt]] {
-        try await connection.receipts(of: messages, logger: logger)
+    func receipts(app: UUID, of messages: [UUID], logger: Logger) async throws -> [UUID: [String: Receipt]] {
+        try await connection.receipts(app: app, of: messages, logger: logger)
     }
 
     func viewerStats(app: UUID, conversations: [UUID], viewer: String, logger: Logger) async throws -> [UUID: ViewerStats] {
         try await connection.viewerStats(app: app, conversations: conversations, viewer: viewer, logger: logger)
     }
 
-    func participants(of conversations: [UUID], logger: Logger) async throws -> [UUID: [ParticipantRecord]] {
-        try await connection.participants(of: conversations, logger: logger)
+    func participants(app: UUID, of conversations: [UUID], logger: Logger) async throws -> [UUID: [ParticipantRecord]] {
+        try await connection.participants(app: app, of: conversations, logger: logger)
     }
 
-    func messages(ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
-        try await connection.messages(ids: ids, logger: logger)
+    func messagesIncludingDeleted(app: UUID, ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
+        try await connection.messagesIncludingDeleted(app: app, ids: ids, logger: logger)
     }
 
     func conversationsIncludingDeleted(app: UUID, ids: [UUID], logger: Logger) async throws -> [ConversationRecord] {

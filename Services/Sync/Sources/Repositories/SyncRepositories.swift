@@ -68,12 +68,12 @@ extension PostgresConnection {
         return nil
     }
 
-    func participants(of conversations: [UUID], logger: Logger) async throws -> [UUID: [ParticipantRecord]] {
+    func participants(app: UUID, of conversations: [UUID], logger: Logger) async throws -> [UUID: [ParticipantRecord]] {
         guard !conversations.isEmpty else { return [:] }
         let rows = try await query(
             """
             SELECT \(unescaped: ParticipantRecord.columns) FROM sync.participants p
-            WHERE p.conversation_id = ANY(\(conversations)) ORDER BY p.ordinal, p.user_id
+            WHERE p.app_id = \(app) AND p.conversation_id = ANY(\(conversations)) ORDER BY p.ordinal, p.user_id
             """, logger: logger)
         var result: [UUID: [ParticipantRecord]] = [:]
         for try await row in rows {
@@ -83,10 +83,11 @@ extension PostgresConnection {
         return result
     }
 
-    func messages(ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
+    func messagesIncludingDeleted(app: UUID, ids: [UUID], logger: Logger) async throws -> [MessageRecord] {
         guard !ids.isEmpty else { return [] }
         let rows = try await query(
-            "SELECT \(unescaped: MessageRecord.columns) FROM sync.messages m WHERE m.id = ANY(\(ids))", logger: logger)
+            "SELECT \(unescaped: MessageRecord.columns) FROM sync.messages m WHERE m.app_id = \(app) AND m.id = ANY(\(ids))",
+            logger: logger)
         var result: [MessageRecord] = []
         for try await row in rows { result.append(try MessageRecord(row: row)) }
         return result
