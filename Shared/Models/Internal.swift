@@ -13,6 +13,7 @@ public enum InternalAPI {
     }
 
     public static let introspectPath = "/internal/v1/introspect"
+    public static let introspectManyPath = "/internal/v1/introspect/many"
     public static let relationshipsPath = "/internal/v1/relationships"
 
     /// `POST /internal/v1/relationships`: who messaged or called whom in an app, reported in
@@ -58,6 +59,20 @@ public enum InternalAPI {
     public struct IntrospectRequest: Codable, Sendable {
         public var token: String
         public init(token: String) { self.token = token }
+    }
+
+    /// `POST /internal/v1/introspect/many`: several tokens in one request (at most
+    /// ``IntrospectManyRequest/limit``), answered in their order with one lookup, for the sockets'
+    /// periodic session checks.
+    public struct IntrospectManyRequest: Codable, Sendable {
+        public static let limit = 1000
+        public var tokens: [String]
+        public init(tokens: [String]) { self.tokens = tokens }
+    }
+
+    public struct IntrospectManyResponse: Codable, Sendable {
+        public var sessions: [IntrospectResponse]
+        public init(sessions: [IntrospectResponse]) { self.sessions = sessions }
     }
 
     /// The answer, in the manner of RFC 7662.

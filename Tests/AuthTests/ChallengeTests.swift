@@ -75,6 +75,43 @@ import Testing
         }
     }
 
+    @Test("Many tokens introspected in one request answer in their order, each as it would alone")
+    func introspectingManyTokensAtOnce() async throws {
+        try await AuthFixture.run(withSync: SyncSettings()) { auth in
+            let active = try await auth.session(user: "ivy")
+            let suspended = try await auth.session(user: "sam")
+            #expect(try await setSuspended(auth, "sam", true).status == 202)
+            let loggedOut = try await auth.session(user: "lou")
+            #expect(try await auth.client.request(.DELETE, "/sessions/\(loggedOut)").status == 204)
+            let headers = [("Authorization", "Bearer \(auth.internalTokens.token(of: "sync"))")]
+            let tokens = [suspended, active, "no-such-token", loggedOut, active]
+            let response = try await auth.client.request(
+                .POST, InternalAPI.introspectManyPath, headers: headers, json: ["tokens": .array(tokens.map(JSONValue.string))])
+            #expect(response.status == 200, "\(response.text)")
+            let sessions = try #require(response.json?["sessions"]?.arrayValue)
+            #expect(sessions.map { $0["active"] } == [false, true, false, false, true])
+            #expect(sessions[0]["reason"] == "suspended")
+            #expect(sessions[1]["user_id"] == "ivy")
+            #expect(sessions[2]["reason"] == "unknown")
+            #expect(sessions[3]["reason"] == "unknown")
+            for (token, many) in zip(tokens, sessions) {
+                let one = try await auth.client.request(
+                    .POST, InternalAPI.introspectPath, headers: headers, json: ["token": .string(token)])
+                #expect(one.json?["active"] == many["active"])
+                #expect(one.json?["user_id"] == many["user_id"])
+            }
+
+            let tooMany = try await auth.client.request(
+                .POST, InternalAPI.introspectManyPath, headers: headers,
+                json: ["tokens": .array(Array(repeating: .string(active), count: InternalAPI.IntrospectManyRequest.limit + 1))])
+            #expect(tooMany.status == 422)
+            #expect(tooMany.json?["data"]?["property"] == "tokens" || tooMany.text.contains("tokens"), "\(tooMany.text)")
+            let unauthorized = try await auth.client.request(
+                .POST, InternalAPI.introspectManyPath, json: ["tokens": .array([.string(active)])])
+            #expect(unauthorized.status == 401 || unauthorized.status == 404, "\(unauthorized.text)")
+        }
+    }
+
     @Test func suspensionEndsSessionsAndBlocksNewOnes() async throws {
         try await AuthFixture.run(withSync: SyncSettings()) { auth in
             let session = try await auth.session(user: "sam")

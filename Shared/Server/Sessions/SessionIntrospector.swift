@@ -8,6 +8,9 @@ import Synchronization
 /// database; every other service asks it over internal HTTP (``HTTPSessionIntrospector``).
 public protocol SessionIntrospector: Sendable {
     func introspect(token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse
+    /// Each of `tokens`, in their order: the periodic check of every open socket's session asks
+    /// for them all at once.
+    func introspect(tokens: [String], logger: Logger) async throws -> [InternalAPI.IntrospectResponse]
     /// Drops every answer kept about the sessions of `user` of `app`, which the auth service said
     /// have ended (all or some of them).
     func forget(app: UUID, user: String)
@@ -78,6 +81,30 @@ public final class CachingIntrospector: SessionIntrospector {
         return try await ask(key: key, token: token, logger: logger)
     }
 
+    /// Answers what it trusts, and asks about the rest in one call.
+    public func introspect(tokens: [String], logger: Logger) async throws -> [InternalAPI.IntrospectResponse] {
+        let keys = tokens.map { SHA256.hash(data: Data($0.utf8)) }
+        let now = ContinuousClock.now
+        var answers: [InternalAPI.IntrospectResponse?] = state.withLock { state in
+            keys.map { key in state.entries[key].flatMap { state.trusts($0, now: now) ? $0.response : nil } }
+        }
+        let missing = answers.indices.filter { answers[$0] == nil }
+        if !missing.isEmpty {
+            let asked = ContinuousClock.now
+            let fresh = try await base.introspect(tokens: missing.map { tokens[$0] }, logger: logger)
+            for (index, response) in zip(missing, fresh) {
+                keep(response, key: keys[index], asked: asked)
+                answers[index] = response
+            }
+        }
+        let date = Date()
+        return answers.map { answer in
+            guard let answer else { return .inactive("unknown") }
+            if let expiresAt = answer.expiresAt, expiresAt <= date { return .inactive("expired") }
+            return answer
+        }
+    }
+
     public func forget(app: UUID, user: String) {
         let now = ContinuousClock.now
         let ttl = self.ttl
@@ -91,6 +118,12 @@ public final class CachingIntrospector: SessionIntrospector {
     private func ask(key: SHA256Digest, token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse {
         let asked = ContinuousClock.now
         let response = try await base.introspect(token: token, logger: logger)
+        keep(response, key: key, asked: asked)
+        return response
+    }
+
+    /// Keeps an active answer asked at `asked` for ``ttl``; drops what was kept for an inactive one.
+    private func keep(_ response: InternalAPI.IntrospectResponse, key: SHA256Digest, asked: ContinuousClock.Instant) {
         state.withLock { state in
             guard response.active else {
                 state.entries[key] = nil
@@ -103,7 +136,6 @@ public final class CachingIntrospector: SessionIntrospector {
             let owner = response.appID.flatMap { app in response.userID.map { Owner(app: app, user: $0) } }
             state.entries[key] = Entry(response: response, asked: asked, until: asked + ttl, owner: owner)
         }
-        return response
     }
 
     public func createSession(
@@ -130,6 +162,22 @@ public struct HTTPSessionIntrospector: SessionIntrospector {
         try await client.post(
             InternalAPI.introspectPath, body: InternalAPI.IntrospectRequest(token: token),
             as: InternalAPI.IntrospectResponse.self, idempotent: true, logger: logger)
+    }
+
+    public func introspect(tokens: [String], logger: Logger) async throws -> [InternalAPI.IntrospectResponse] {
+        var answers: [InternalAPI.IntrospectResponse] = []
+        for start in stride(from: 0, to: tokens.count, by: InternalAPI.IntrospectManyRequest.limit) {
+            let chunk = Array(tokens[start..<min(start + InternalAPI.IntrospectManyRequest.limit, tokens.count)])
+            let response = try await client.post(
+                InternalAPI.introspectManyPath, body: InternalAPI.IntrospectManyRequest(tokens: chunk),
+                as: InternalAPI.IntrospectManyResponse.self, idempotent: true, logger: logger)
+            guard response.sessions.count == chunk.count else {
+                throw APIError(
+                    .internalServerError, "The auth service answered \(response.sessions.count) of \(chunk.count) tokens.")
+            }
+            answers += response.sessions
+        }
+        return answers
     }
 
     public func createSession(

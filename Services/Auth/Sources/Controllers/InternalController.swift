@@ -17,6 +17,7 @@ struct InternalController: Sendable {
         // Every service with a public API checks sessions and Server API tokens and answers CORS.
         let everyService = routes(router, accepting: Self.callers)
         everyService.post("introspect", use: introspect)
+        everyService.post("introspect/many", use: introspectMany)
         everyService.post("sessions", use: createSession)
         everyService.post("nonces", use: createNonce)
         everyService.post("app-tokens/verify", use: verifyAppToken)
@@ -77,6 +78,15 @@ struct InternalController: Sendable {
     @Sendable func introspect(_ request: Request, context: LayerRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(InternalAPI.IntrospectRequest.self, limit: 8 * 1024)
         return try Response.json(try await sessions.introspect(token: body.token, logger: context.logger))
+    }
+
+    @Sendable func introspectMany(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(InternalAPI.IntrospectManyRequest.self, limit: 1024 * 1024)
+        guard body.tokens.count <= InternalAPI.IntrospectManyRequest.limit else {
+            throw APIError.invalid("tokens", "At most \(InternalAPI.IntrospectManyRequest.limit) tokens in one request.")
+        }
+        let sessions = try await self.sessions.introspect(tokens: body.tokens, logger: context.logger)
+        return try Response.json(InternalAPI.IntrospectManyResponse(sessions: sessions))
     }
 
     @Sendable func createSession(_ request: Request, context: LayerRequestContext) async throws -> Response {

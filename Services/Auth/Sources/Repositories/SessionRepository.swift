@@ -159,26 +159,35 @@ struct SessionRepository: PostgresRepository {
     }
 
     func session(token: String, logger: Logger) async throws -> SessionRecord? {
+        try await sessions(tokens: [token], logger: logger)[0]
+    }
+
+    /// The sessions of `tokens`, in their order (nil for a token of no session), in one lookup.
+    func sessions(tokens: [String], logger: Logger) async throws -> [SessionRecord?] {
+        let hashes = tokens.map { Data(Secrets.hash($0)) }
+        // bytea has no array binding here: the hashes go as hex text.
+        let hex = hashes.map { $0.map { String(format: "%02x", $0) }.joined() }
         let rows = try await postgres.query(
             """
-            SELECT s.app_id, s.user_id, u.display_name, u.avatar_url, u.first_name, u.last_name,
+            SELECT s.token_hash, s.app_id, s.user_id, u.display_name, u.avatar_url, u.first_name, u.last_name,
                    s.expires_at, s.challenged_at IS NOT NULL, u.suspended, s.certificate_thumbprint,
                    COALESCE(c.revoked_at IS NOT NULL OR c.expires_at <= now(), false)
             FROM auth.sessions s
             JOIN auth.users u ON u.app_id = s.app_id AND u.user_id = s.user_id
             LEFT JOIN auth.certificates c ON c.thumbprint = s.certificate_thumbprint
-            WHERE s.token_hash = \(Data(Secrets.hash(token)))
+            WHERE s.token_hash IN (SELECT decode(h, 'hex') FROM unnest(\(hex)::text[]) AS h)
             """, logger: logger)
+        var found: [Data: SessionRecord] = [:]
         for try await row in rows.decode(
-            (UUID, String, String?, String?, String?, String?, Date, Bool, Bool, String?, Bool).self)
+            (Data, UUID, String, String?, String?, String?, String?, Date, Bool, Bool, String?, Bool).self)
         {
-            return SessionRecord(
-                appID: row.0,
-                identity: .init(userID: row.1, displayName: row.2, avatarURL: row.3, firstName: row.4, lastName: row.5),
-                expiresAt: row.6, challenged: row.7, suspended: row.8, certificateThumbprint: row.9,
-                certificateRevoked: row.10)
+            found[row.0] = SessionRecord(
+                appID: row.1,
+                identity: .init(userID: row.2, displayName: row.3, avatarURL: row.4, firstName: row.5, lastName: row.6),
+                expiresAt: row.7, challenged: row.8, suspended: row.9, certificateThumbprint: row.10,
+                certificateRevoked: row.11)
         }
-        return nil
+        return hashes.map { found[$0] }
     }
 
     /// Ends one session (logout); whose it was, or nil when there was none.

@@ -99,7 +99,16 @@ struct Sessions: Sendable {
 
     /// RFC 7662 introspection of a session token.
     func introspect(token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse {
-        guard let session = try await sessions.session(token: token, logger: logger) else { return .inactive("unknown") }
+        Self.introspection(of: try await sessions.session(token: token, logger: logger))
+    }
+
+    /// The introspection of each of `tokens`, in their order, from one lookup.
+    func introspect(tokens: [String], logger: Logger) async throws -> [InternalAPI.IntrospectResponse] {
+        try await sessions.sessions(tokens: tokens, logger: logger).map(Self.introspection(of:))
+    }
+
+    private static func introspection(of session: SessionRecord?) -> InternalAPI.IntrospectResponse {
+        guard let session else { return .inactive("unknown") }
         if session.suspended { return .inactive("suspended") }
         if session.certificateRevoked { return .inactive("certificate_revoked") }
         if session.challenged { return .inactive("challenged") }
@@ -117,6 +126,10 @@ struct LocalIntrospector: SessionIntrospector {
 
     func introspect(token: String, logger: Logger) async throws -> InternalAPI.IntrospectResponse {
         try await sessions.introspect(token: token, logger: logger)
+    }
+
+    func introspect(tokens: [String], logger: Logger) async throws -> [InternalAPI.IntrospectResponse] {
+        try await sessions.introspect(tokens: tokens, logger: logger)
     }
 
     func createSession(

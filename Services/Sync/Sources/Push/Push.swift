@@ -188,9 +188,6 @@ struct PushMaintenance: Service {
         try? await push.repositories.devices.removeReplica(push.hub.replicaID, logger: logger)
     }
 
-    /// How many sessions are checked at once.
-    static let concurrentChecks = 16
-
     /// Closes the devices whose session has expired or is no longer active. Sessions are checked
     /// as HTTP requests are, through the introspection cache: a check costs a round trip to the
     /// auth service once per cache time and session, and a session that ended is seen within
@@ -207,22 +204,19 @@ struct PushMaintenance: Service {
                 byToken[device.sessionToken, default: []].append(device)
             }
         }
-        let (push, logger) = (self.push, self.logger)
-        await withTaskGroup(of: Void.self) { group in
-            for (index, (token, devices)) in byToken.enumerated() {
-                if index >= Self.concurrentChecks { _ = await group.next() }
-                group.addTask {
-                    let ending: PushCloseReason?
-                    do {
-                        let answer = try await push.introspector.introspect(token: token, logger: logger)
-                        ending = answer.active ? nil : PushCloseReason(inactive: answer.reason)
-                    } catch {
-                        logger.warning("Could not check a push connection's session", metadata: ["error": "\(error)"])
-                        ending = .sessionUnchecked
-                    }
-                    if let ending { for device in devices { device.close(ending) } }
-                }
+        guard !byToken.isEmpty else { return }
+        // Every session at once: those the cache trusts cost nothing, the rest one call (and one
+        // lookup) in all, rather than one each as their cached answers run out together.
+        let tokens = Array(byToken.keys)
+        do {
+            let answers = try await push.introspector.introspect(tokens: tokens, logger: logger)
+            for (token, answer) in zip(tokens, answers) where !answer.active {
+                let ending = PushCloseReason(inactive: answer.reason)
+                for device in byToken[token] ?? [] { device.close(ending) }
             }
+        } catch {
+            logger.warning("Could not check the push connections' sessions", metadata: ["error": "\(error)"])
+            for device in byToken.values.joined() { device.close(.sessionUnchecked) }
         }
     }
 }
