@@ -56,6 +56,7 @@ struct HotQueryTests {
                         """
                         SELECT pid || '/' || coalesce(query_start::text, ''), query FROM pg_stat_activity
                         WHERE datname = current_database() AND pid <> pg_backend_pid() AND query <> ''
+                          AND backend_type = 'client backend'
                         """, logger: .test)
                     var statements: [String: String] = [:]
                     for try await (started, query) in rows.decode((String, String).self) { statements[started] = query }

@@ -70,16 +70,11 @@ struct ClaimsRepository: PostgresRepository {
             """, logger: logger)
     }
 
-    /// Seconds until the earliest row is due (0 when one is overdue, at most a day); nil when none
-    /// waits. (The epochs apart: an infinite time minus now is an error, its epoch is ±Infinity.)
-    func secondsUntilDue(logger: Logger) async throws -> Double? {
-        let rows = try await postgres.query(
-            """
-            SELECT (extract(epoch FROM min(next_attempt_at)) - extract(epoch FROM now()))::float8
-            FROM auth.unreported_claims
-            """, logger: logger)
-        for try await seconds in rows.decode(Double?.self) { return seconds.map { min(max($0, 0), 86400) } }
-        return nil
+    /// Whether any sign-in's claims wait to be reported.
+    func anyUnreported(logger: Logger) async throws -> Bool {
+        let rows = try await postgres.query("SELECT EXISTS (SELECT 1 FROM auth.unreported_claims)", logger: logger)
+        for try await waiting in rows.decode(Bool.self) { return waiting }
+        return false
     }
 }
 

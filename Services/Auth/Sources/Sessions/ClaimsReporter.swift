@@ -94,10 +94,10 @@ struct ClaimsReporter: Sendable {
     }
 }
 
-/// Reports the sign-ins that could not be reported at once: it sleeps until the earliest is due
-/// (at least ``ClaimsReporter/retry``, at most ``ClaimsReporter/longestRetry``), or until a report
-/// fails on this replica or a sign-in leaves its claims to it; with nothing unreported, until then
-/// or for a minute.
+/// Reports the sign-ins that could not be reported at once: while any wait, it looks every
+/// ``ClaimsReporter/retry``; with none, it sleeps until a report fails on this replica or a
+/// sign-in leaves its claims to it (or a minute passes), and then looks no sooner than `retry`
+/// after its last look.
 struct ClaimsReporterService: Service {
     let reporter: ClaimsReporter
 
@@ -105,8 +105,15 @@ struct ClaimsReporterService: Service {
         let logger = Logger(label: "auth.claims-reporter")
         await cancelWhenGracefulShutdown {
             var sleep = reporter.retry
+            var flushed = ContinuousClock.now
             while !Task.isCancelled {
                 await reporter.wakeUp.wait(upTo: sleep)
+                // Rung early: still never more often than every `retry`.
+                let since = ContinuousClock.now - flushed
+                if since < reporter.retry { try? await Task.sleep(for: reporter.retry - since) }
+                // Shutting down: taking claims now would only hold them under a lease.
+                if Task.isCancelled { break }
+                flushed = .now
                 sleep = reporter.retry
                 do {
                     // A full batch that went through is followed by the next at once.
@@ -114,10 +121,13 @@ struct ClaimsReporterService: Service {
                         let (count, failed) = try await reporter.flush(logger: logger)
                         if failed || count < 200 { break }
                     }
-                    let due = try await reporter.claims.secondsUntilDue(logger: logger)
-                    let wait = due.map { Duration.milliseconds(Int64($0 * 1000)) } ?? .seconds(60)
-                    sleep = min(max(wait, reporter.retry), max(reporter.longestRetry, reporter.retry))
+                    // Claims wait (the sync service had trouble, or a sign-in's own report is
+                    // under way): look every `retry`, as a report's first retry is due then.
+                    // None: sleep until a report fails or a sign-in leaves its claims here.
+                    let waiting = try await reporter.claims.anyUnreported(logger: logger)
+                    sleep = waiting ? reporter.retry : .seconds(60)
                 } catch {
+                    if Task.isCancelled { break }
                     logger.warning("Reporting sign-ins failed", metadata: ["error": "\(error)"])
                 }
             }

@@ -14,9 +14,9 @@ struct SendMessageStatement: PostgresPreparedStatement {
             UPDATE sync.conversations c SET last_position = c.last_position + 1, last_message_at = clock_timestamp()
             WHERE c.app_id = $1 AND c.id = $2 AND c.deleted_at IS NULL
               AND EXISTS (SELECT 1 FROM sync.participants p
-                          WHERE p.conversation_id = c.id AND p.user_id = $3 AND p.left_position IS NULL)
+                          WHERE p.app_id = $1 AND p.conversation_id = c.id AND p.user_id = $3 AND p.left_position IS NULL)
               AND NOT EXISTS (SELECT 1 FROM sync.participants p
-                              WHERE p.conversation_id = c.id AND p.hidden AND p.left_position IS NULL)
+                              WHERE p.app_id = $1 AND p.conversation_id = c.id AND p.hidden AND p.left_position IS NULL)
             RETURNING c.last_position),
         m AS (
             INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, notification)
@@ -25,7 +25,7 @@ struct SendMessageStatement: PostgresPreparedStatement {
         members AS (
             SELECT p.user_id, EXISTS (SELECT 1 FROM sync.blocks b
                 WHERE b.app_id = $1 AND b.owner_id = p.user_id AND b.blocked_id = $3) AS blocking
-            FROM sync.participants p WHERE p.conversation_id = $2 AND p.left_position IS NULL),
+            FROM sync.participants p WHERE p.app_id = $1 AND p.conversation_id = $2 AND p.left_position IS NULL),
         logged AS (
             SELECT sync.append_change($1, ARRAY(SELECT user_id FROM members WHERE NOT blocking ORDER BY user_id),
                 'new_message', $2, $4, NULL) AS appended
