@@ -156,7 +156,9 @@ struct UserDirectoryTests {
     func reportsWhenSyncReturns() async throws {
         let port = try await LiveServer.freePort()
         let quickReports: @Sendable (inout AuthSettings) -> Void = { $0.claimsReportInterval = .milliseconds(100) }
-        try await AuthFixture.run(syncURL: "http://127.0.0.1:\(port)", configure: quickReports) { auth in
+        // A database of its own: another test's reporter would take this one's claims.
+        let database = ServerSettings(database: try await TestDatabase.isolated())
+        try await AuthFixture.run(settings: database, syncURL: "http://127.0.0.1:\(port)", configure: quickReports) { auth in
             let session = try await auth.session(user: "fay", claims: ["display_name": "Fay", "last_name": "Late"])
             #expect(!session.isEmpty)
             let unreported: PostgresQuery = "SELECT count(*) FROM auth.unreported_claims WHERE app_id = \(auth.app.id)"
@@ -195,7 +197,9 @@ struct UserDirectoryTests {
     func lateClaimsKeepNewerEdits() async throws {
         let port = try await LiveServer.freePort()
         let quickReports: @Sendable (inout AuthSettings) -> Void = { $0.claimsReportInterval = .milliseconds(100) }
-        try await AuthFixture.run(syncURL: "http://127.0.0.1:\(port)", configure: quickReports) { auth in
+        // A database of its own: another test's reporter would take this one's claims.
+        let database = ServerSettings(database: try await TestDatabase.isolated())
+        try await AuthFixture.run(settings: database, syncURL: "http://127.0.0.1:\(port)", configure: quickReports) { auth in
             // Signed in while the sync service is down; the report waits (here: until released below).
             _ = try await auth.session(user: "hal", claims: ["display_name": "Hal (token)", "last_name": "Token"])
             let app = auth.app.id
