@@ -153,6 +153,24 @@ struct SyncRunner {
                         + "PostgreSQL %.0f ms)", runner.seconds(since: start) * 1000, Double(bytes) / 1e6,
                     split.process * 1000, split.postgres * 1000))
         }
+        try await firstSyncFromOutside(session: reader)
+    }
+
+    /// The same first sync as a client in a process of its own sees it (`scripts/first-sync-client.py`),
+    /// while this process only serves.
+    func firstSyncFromOutside(session: String) async throws {
+        let script = "scripts/first-sync-client.py"
+        guard FileManager.default.fileExists(atPath: script) else {
+            print("first sync from a separate process: run from the repository's root to use \(script)")
+            return
+        }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("first-sync-\(UUID()).out").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let pid = try Subprocess.spawn(
+            "/usr/bin/env", ["python3", script, "--base", runner.base, "--token", session, "--runs", "3"], outputPath: output)
+        // Polled, not waited for: a blocking wait would hold one of the threads that serve it.
+        while Subprocess.exitStatus(of: pid, block: false) == nil { try await Task.sleep(for: .milliseconds(50)) }
+        print((try? String(contentsOfFile: output, encoding: .utf8)) ?? "", terminator: "")
     }
 
     /// Puts `count - 1` copies of a message sent through the API straight into the conversation
