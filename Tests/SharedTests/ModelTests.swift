@@ -24,6 +24,24 @@ import Testing
         #expect(LayerID(parsing: "", as: .keys) == nil)
     }
 
+    @Test func idsAreWrittenInLowerCase() {
+        let fixed = UUID(uuidString: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9")!
+        #expect(fixed.lowercased == "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        #expect(LayerID(.messages, fixed).uri == "layer:///messages/0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        for _ in 0..<1000 {
+            let id = UUID()
+            #expect(id.lowercased == id.uuidString.lowercased())
+            #expect(UUID(text: id.lowercased) == id)
+            #expect(UUID(text: id.uuidString) == id)
+        }
+        for bad in [
+            "", "0a1b2c3d4e5f607182", "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8fg", "0a1b2c3d-4e5f-6071-8293a-4b5c6d7e8f9",
+            "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9a",
+        ] {
+            #expect(UUID(text: bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func identityIDsEncodeTheUserID() {
         #expect(LayerID.identity(userID: "namespace/12345") == "layer:///identities/namespace%2F12345")
         #expect(LayerID.identity(userID: "alice") == "layer:///identities/alice")

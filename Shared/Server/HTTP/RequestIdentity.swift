@@ -31,6 +31,6 @@ public struct RequestIdentityResponder<Base: HTTPResponder>: HTTPResponder where
         {
             return given
         }
-        return UUID().uuidString.lowercased()
+        return UUID().lowercased
     }
 }

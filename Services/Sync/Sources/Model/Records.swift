@@ -174,6 +174,27 @@ struct StoredPart: Codable, Sendable, Equatable {
     }
 }
 
+extension StoredPart {
+    /// Read with ids parsed by hand: every message of a sync page decodes its parts, and
+    /// `UUID`'s own decoding parses with `sscanf`.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func uuid(_ text: String, _ key: CodingKeys) throws -> UUID {
+            guard let id = UUID(text: text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not a UUID")
+            }
+            return id
+        }
+        self.init(
+            id: try uuid(try container.decode(String.self, forKey: .id), .id),
+            mimeType: try container.decode(String.self, forKey: .mimeType),
+            body: try container.decodeIfPresent(String.self, forKey: .body),
+            encoding: try container.decodeIfPresent(String.self, forKey: .encoding),
+            contentID: try container.decodeIfPresent(String.self, forKey: .contentID).map { try uuid($0, .contentID) },
+            size: try container.decodeIfPresent(Int64.self, forKey: .size))
+    }
+}
+
 struct MessageRecord: Sendable {
     var id: UUID
     var conversationID: UUID

@@ -44,11 +44,11 @@ extension PushRepository {
                     "conversation_identifier": LayerID(.conversations, conversation).uri,
                     "message_identifier": LayerID(.messages, message).uri,
                 ]
-                collapseID = message.uuidString.lowercased()
-                threadID = conversation.uuidString.lowercased()
+                collapseID = message.lowercased
+                threadID = conversation.lowercased
             } else if let announcement {
                 layer = ["announcement_identifier": LayerID(.announcements, announcement).uri]
-                collapseID = announcement.uuidString.lowercased()
+                collapseID = announcement.lowercased
             } else if job.kind == .badge {
                 collapseID = "badge"
             }
