@@ -203,3 +203,10 @@ extension PSQLError {
     /// A deadlock or serialization failure: the transaction was rolled back and may be run again.
     var isTransactionConflict: Bool { ["40P01", "40001"].contains(sqlState ?? "") }
 }
+
+extension PostgresBindings {
+    /// A value, or NULL for none: an optional filter of a query that is written once.
+    public mutating func appendOptional(_ value: (some PostgresNonThrowingEncodable)?) {
+        if let value { append(value) } else { appendNull() }
+    }
+}

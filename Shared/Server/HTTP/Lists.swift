@@ -96,3 +96,20 @@ extension Request {
         URLBuilder(base: publicBaseURL ?? clientBaseURL(tls: tls))
     }
 }
+
+extension Request {
+    /// The query parameter `name`, percent-decoded; nil when absent.
+    public func queryText(_ name: String) -> String? {
+        uri.queryParameters[Substring(name)].map { String($0).removingPercentEncoding ?? String($0) }
+    }
+
+    /// The query parameter `name` as an ISO 8601 time; nil when absent, 422 naming it when it is
+    /// not one. The filters of lists (`from`, `to`) read times this way.
+    public func queryTime(_ name: String) throws -> Date? {
+        guard let value = queryText(name) else { return nil }
+        guard let date = LayerTimestamp.date(value) else {
+            throw APIError.invalid(name, "\(name) is an ISO 8601 time, such as 2026-11-27T12:00:00Z.")
+        }
+        return date
+    }
+}

@@ -21,6 +21,17 @@ struct ClientController: Sendable {
         router.delete("messages/:message", use: deleteMessage)
         router.post("messages/:message/receipts", use: addReceipt)
         router.get("identities/:user", use: getIdentity)
+        router.get("search", use: search)
+    }
+
+    @Sendable func search(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        try await Self.search(request, domain.messages, try await domain.userScope(request, context))
+    }
+
+    /// `GET /search` for the scope's user, whom the Client API or the Server API names.
+    static func search(_ request: Request, _ messages: Messages, _ scope: Scope) async throws -> Response {
+        try Response.list(
+            try await messages.search(MessageSearch(request), paging: try Paging(request, collection: .messages), scope))
     }
 
     @Sendable func createConversation(_ request: Request, context: LayerRequestContext) async throws -> Response {

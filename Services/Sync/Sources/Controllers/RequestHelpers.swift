@@ -134,3 +134,38 @@ struct MemberPaging: Sendable {
         }
     }
 }
+
+extension MessageSearch {
+    static let maxWords = 16
+    static let maxQueryLength = 1000
+
+    /// `GET /search`: `q` (required: the words), and the filters `conversation` (an id),
+    /// `sender` (an identity id or a user id), `mime_type` (a part of that type), `from` and `to`
+    /// (times, `from` included, `to` not). 422 naming the parameter for anything malformed.
+    init(_ request: Request) throws {
+        let text = request.queryText
+        guard let q = text("q") else { throw APIError(.missingProperty, "A search needs q, the words to find.", property: "q") }
+        guard q.count <= Self.maxQueryLength else {
+            throw APIError.invalid("q", "q is at most \(Self.maxQueryLength) characters.")
+        }
+        // Words are runs of letters and digits, as PostgreSQL's parser reads the messages.
+        words = q.split { !$0.isLetter && !$0.isNumber }.map(String.init)
+        guard !words.isEmpty else { throw APIError.invalid("q", "q holds no word to search for.") }
+        guard words.count <= Self.maxWords else { throw APIError.invalid("q", "q holds at most \(Self.maxWords) words.") }
+        if let value = text("conversation") {
+            guard let id = LayerID(parsing: value, as: .conversations) else {
+                throw APIError.invalid("conversation", "conversation is a conversation id.")
+            }
+            conversation = id.uuid
+        }
+        sender = try text("sender").map { try userID(fromText: $0, property: "sender") }
+        if let value = text("mime_type") {
+            guard !value.isEmpty, value.utf8.count <= 256 else {
+                throw APIError.invalid("mime_type", "mime_type is a MIME type of at most 256 bytes.")
+            }
+            mimeType = value
+        }
+        from = try request.queryTime("from")
+        to = try request.queryTime("to")
+    }
+}

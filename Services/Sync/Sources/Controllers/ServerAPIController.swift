@@ -42,6 +42,7 @@ struct ServerAPIController: Sendable {
         server.get("users/:user/conversations/:conversation/messages", use: listUserMessages)
         server.post("users/:user/conversations/:conversation/messages", use: sendUserMessage)
         server.get("users/:user/messages/:message", use: getUserMessage)
+        server.get("users/:user/search", use: searchAsUser)
         server.post("users/:user/messages/:message/receipts", use: addReceipt)
         server.delete("users/:user/messages/:message", use: deleteUserMessage)
 

@@ -80,6 +80,18 @@ struct Messages: Sendable {
         }
     }
 
+    /// A page of the messages the scope's user sees whose text holds the words, newest first.
+    func search(_ search: MessageSearch, paging: Paging, _ scope: Scope) async throws -> Page<MessageObject> {
+        guard let viewer = scope.viewer else { preconditionFailure("a search is made as a user") }
+        return try await repositories.read(logger: scope.logger) { connection in
+            let (records, total) = try await repositories.messages.search(
+                app: scope.app, viewer: viewer, search, fromID: paging.fromID, pageSize: paging.pageSize, connection,
+                scope.logger)
+            var presenter = views.presenter(scope, connection)
+            return Page(items: try await presenter.messages(records), total: total)
+        }
+    }
+
     // MARK: Sending
 
     /// What a send of the Server API came to: the message, or a delayed send still waiting.

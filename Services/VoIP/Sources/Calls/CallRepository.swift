@@ -58,7 +58,9 @@ struct CallRepository: PostgresRepository {
 
     /// A page of `user`'s calls (placed or received), newest first, after the call `from`; and how
     /// many there are in all.
-    func calls(app: UUID, user: String, paging: Paging, logger: Logger) async throws -> (calls: [Call], total: Int) {
+    func calls(app: UUID, user: String, filter: CallFilter = CallFilter(), paging: Paging, logger: Logger) async throws -> (
+        calls: [Call], total: Int
+    ) {
         try await read(logger: logger) { connection in
             var after: (Date, UUID)?
             if let from = paging.fromID {
@@ -70,20 +72,38 @@ struct CallRepository: PostgresRepository {
                 for try await created in rows.decode(Date.self) { after = (created, from) }
                 guard after != nil else { throw APIError.invalid("from_id", "from_id is not one of your calls.") }
             }
-            let rows = try await connection.query(
+            // The user's calls, with whom, when and in which state asked for; absent filters are NULL.
+            var binds = PostgresBindings()
+            binds.append(app)
+            binds.append(user)
+            binds.appendOptional(filter.with)
+            binds.appendOptional(filter.from)
+            binds.appendOptional(filter.to)
+            binds.appendOptional(filter.state?.rawValue)
+            let mine = """
+                FROM voip.calls
+                WHERE app_id = $1 AND (caller = $2 OR callee = $2)
+                  AND ($3::text IS NULL OR caller = $3::text OR callee = $3::text)
+                  AND ($4::timestamptz IS NULL OR created_at >= $4::timestamptz)
+                  AND ($5::timestamptz IS NULL OR created_at < $5::timestamptz)
+                  AND ($6::text IS NULL OR state = $6::text)
                 """
-                SELECT \(unescaped: Self.columns) FROM voip.calls
-                WHERE app_id = \(app) AND (caller = \(user) OR callee = \(user))
-                  AND (\(after?.0)::timestamptz IS NULL OR (created_at, id) < (\(after?.0), \(after?.1)))
-                ORDER BY created_at DESC, id DESC LIMIT \(paging.pageSize)
-                """, logger: logger)
+            var total: Int64 = 0
+            let counted = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT count(*) \(mine)", binds: binds), logger: logger)
+            for try await count in counted.decode(Int64.self) { total = count }
+            binds.appendOptional(after?.0)
+            binds.appendOptional(after?.1)
+            binds.append(Int64(paging.pageSize))
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT \(Self.columns) \(mine)
+                          AND ($7::timestamptz IS NULL OR (created_at, id) < ($7::timestamptz, $8::uuid))
+                        ORDER BY created_at DESC, id DESC LIMIT $9
+                        """, binds: binds), logger: logger)
             var calls: [Call] = []
             for try await row in rows { calls.append(try Self.call(row)) }
-            var total: Int64 = 0
-            for try await count in try await connection.query(
-                "SELECT count(*) FROM voip.calls WHERE app_id = \(app) AND (caller = \(user) OR callee = \(user))",
-                logger: logger
-            ).decode(Int64.self) { total = count }
             return (calls, Int(total))
         }
     }

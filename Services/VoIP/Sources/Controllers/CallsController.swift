@@ -44,7 +44,7 @@ struct CallsController: Sendable {
         let session = try context.requireSession()
         let paging = try Paging(request, collection: .calls)
         let page = try await calls.repository.calls(
-            app: session.appID, user: session.userID, paging: paging, logger: context.logger)
+            app: session.appID, user: session.userID, filter: try CallFilter(request), paging: paging, logger: context.logger)
         return try Response.list(Page(items: page.calls.map(\.json), total: page.total))
     }
 

@@ -14,6 +14,11 @@ extension ServerAPIController {
         return try Response.json(try await domain.messages.message(id, scope))
     }
 
+    /// The messages the user would find with `GET /search`, as they see them.
+    @Sendable func searchAsUser(_ request: Request, context: LayerRequestContext) async throws -> Response {
+        try await ClientController.search(request, domain.messages, try await domain.actingUserScope(request, context))
+    }
+
     /// Sends `{"parts","notification","schedule"}` as the user: 201 with the message as they see
     /// it, or 202 with a delayed send.
     @Sendable func sendUserMessage(_ request: Request, context: LayerRequestContext) async throws -> Response {
