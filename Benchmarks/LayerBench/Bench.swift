@@ -155,6 +155,8 @@ struct Options {
     var histories: [Int] = []
     /// `sync --first-sync 1500`: only the first sync of a user in that many conversations.
     var firstSync: Int?
+    /// `sync --receipts`: only the receipts switch, on and off.
+    var receipts = false
     /// `names`: the sizes of the stores imported; `sync`: leave the names service out.
     var records = [10_000, 100_000]
     var withoutNames = false
@@ -173,6 +175,7 @@ struct Options {
         @Option(help: "push: instead, latency into conversations of these many messages, comma-separated.")
         var histories: String?
         @Option(help: "sync: only the first sync of a user in this many conversations.") var firstSync: Int?
+        @Flag(help: "sync: only messages read by 24 others, with the conversation's receipts on and off.") var receipts = false
         @Option(help: "names: sizes of the stores imported, comma-separated.") var records: String?
         @Flag(help: "sync: leave the names service out.") var withoutNames = false
         @Option(help: "stun: requests kept outstanding.") var inFlight: Int?
@@ -189,6 +192,7 @@ struct Options {
         idleSockets = flags.idleSockets ?? idleSockets
         histories = flags.histories.map(numbers) ?? histories
         firstSync = flags.firstSync
+        receipts = flags.receipts
         records = flags.records.map(numbers) ?? records
         withoutNames = flags.withoutNames
         inFlight = flags.inFlight ?? inFlight

@@ -24,6 +24,10 @@ struct SyncRunner {
             try await firstSync(conversations: count, messages: 100)
             return
         }
+        if options.receipts {
+            try await receiptsSwitch()
+            return
+        }
         let senders = options.clients
         print("senders: \(senders), PostgreSQL pool: \(options.connections) connections")
         var cpu = CPUTime()
@@ -173,6 +177,43 @@ struct SyncRunner {
         print((try? String(contentsOfFile: output, encoding: .utf8)) ?? "", terminator: "")
     }
 
+    /// 6. 25 participants, every message read by the 24 others (a read receipt each, all at once),
+    ///    with the conversation's receipts on and then off: what switching them off saves.
+    func receiptsSwitch() async throws {
+        var cpu = CPUTime()
+        for enabled in [true, false] {
+            let label = enabled ? "on" : "off"
+            var groups: [(sender: String, conversation: String, readers: [String])] = []
+            for index in 0..<options.clients {
+                let prefix = "receipts-\(label)-\(index)"
+                let sender = try await session(user: prefix)
+                var readers: [String] = []
+                for member in 1..<25 { readers.append(try await session(user: "\(prefix)-member-\(member)")) }
+                let members = (1..<25).map { "\(prefix)-member-\($0)" }
+                groups.append((sender, try await create(session: sender, members: members, receipts: enabled), readers))
+            }
+            let ready = groups
+            _ = cpu.lap()
+            let rate = try await runner.forDuration { index in
+                let (sender, conversation, readers) = ready[index % ready.count]
+                let message = try await send(session: sender, conversation: conversation, text: "m\(index)")
+                let receipts = "/" + message.dropFirst("layer:///".count) + "/receipts"
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for reader in readers {
+                        group.addTask {
+                            let answer = try await runner.call(.POST, receipts, json: ["type": "read"], session: reader)
+                            guard answer.status == 204 else { throw BenchError("a receipt answered \(answer.status)") }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            runner.report(
+                "messages into 25-participant conversations, each read by the 24 others, receipts \(label)", rate.count,
+                rate.seconds, cpu: cpu.lap())
+        }
+    }
+
     /// Puts `count - 1` copies of a message sent through the API straight into the conversation
     /// (`count` in all): a long history in seconds.
     func fill(_ conversation: String, messages count: Int, session: String) async throws {
@@ -225,9 +266,12 @@ struct SyncRunner {
         return result
     }
 
-    func create(session: String, members: [String]) async throws -> String {
+    func create(session: String, members: [String], receipts: Bool = true) async throws -> String {
         let answer = try await runner.call(
-            .POST, "/conversations", json: ["participants": .array(members.map { .string($0) }), "distinct": false],
+            .POST, "/conversations",
+            json: [
+                "participants": .array(members.map { .string($0) }), "distinct": false, "receipts_enabled": .bool(receipts),
+            ],
             session: session)
         guard answer.status == 201, let id = answer.json?["id"]?.stringValue else {
             throw BenchError("creating a conversation answered \(answer.status)")

@@ -9,7 +9,9 @@ import Testing
 @Suite struct RateLimitTests {
     /// Finding 5: `/resolve` and `/route` have a budget per user, and so do writes.
     @Test func resolutionAndWritesAreRateLimitedPerUser() async throws {
-        let settings = NamesSettings(resolveRate: 1, writeRate: 1)
+        // One request in 10 s (a burst of one): a loaded machine that takes a second per request
+        // does not refill the budget between them, as it did at one a second.
+        let settings = NamesSettings(resolveRate: 0.1, writeRate: 0.1)
         try await NamesHarness.run(settings: settings) { names in
             let bob = try await names.user("bob")
             var responses: [TestResponse] = []

@@ -46,10 +46,18 @@ struct Conversations: Sendable {
         var participants: [JSONValue]?
         var distinct: Bool?
         var metadata: JSONValue?
+        /// False: participants do not see each other's delivery and read states.
+        var receiptsEnabled: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case id, participants, distinct, metadata
+            case receiptsEnabled = "receipts_enabled"
+        }
+
         /// The Client API's keys; the Server API has no client-chosen `id` (it de-duplicates
         /// with `If-None-Match` instead).
-        static let keys: Set<String> = ["id", "participants", "distinct", "metadata"]
-        static let serverKeys: Set<String> = ["participants", "distinct", "metadata"]
+        static let keys: Set<String> = ["id", "participants", "distinct", "metadata", "receipts_enabled"]
+        static let serverKeys: Set<String> = ["participants", "distinct", "metadata", "receipts_enabled"]
     }
 
     /// Creates a conversation (`POST /conversations`, WebSocket `Conversation.create`, the Server
@@ -69,7 +77,7 @@ struct Conversations: Sendable {
         }
         let new = try ConversationRepository.NewConversation(
             id: reserved ?? LayerID.clientChosen(input.id, as: .conversations), participants: users,
-            distinct: input.distinct ?? true, metadata: input.metadata)
+            distinct: input.distinct ?? true, metadata: input.metadata, receiptsEnabled: input.receiptsEnabled ?? true)
         var outcome: ConversationRepository.CreateOutcome
         do {
             outcome = try await repositories.conversations.createConversation(

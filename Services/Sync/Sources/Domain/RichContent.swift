@@ -40,8 +40,9 @@ struct RichContent: Sendable {
     ) async throws -> Outgoing {
         let parts = try PartRules.validate(body.parts, messageID: id)
         let notification = try Self.notification(body.notification)
-        return Outgoing(
-            parts: try await resolve(parts, owner: sender.userID, appContentOf: conversation, scope), notification: notification)
+        var resolved = try await resolve(parts, owner: sender.userID, appContentOf: conversation, scope)
+        resolved.offTheRecord = body.offTheRecord ?? false
+        return Outgoing(parts: resolved, notification: notification)
     }
 
     /// A notification as sent: an object, or none (null).

@@ -31,12 +31,14 @@ struct ExportLine: Encodable, Sendable {
         var conversation: [String: String]
         var position: Int64
         var parts: [Part]
+        var offTheRecord: Bool
         var sentAt: Date
         var sender: [String: String]
         @Nullable var notification: JSONValue?
 
         enum CodingKeys: String, CodingKey {
             case id, conversation, position, parts, sender, notification
+            case offTheRecord = "off_the_record"
             case sentAt = "sent_at"
         }
     }
@@ -44,9 +46,9 @@ struct ExportLine: Encodable, Sendable {
     struct Part: Encodable, Sendable {
         var id: String
         var mimeType: String
-        var body: String?
-        var encoding: String?
-        var content: Content?
+        var body: String? = nil
+        var encoding: String? = nil
+        var content: Content? = nil
 
         struct Content: Encodable, Sendable {
             var id: String
@@ -89,12 +91,15 @@ extension ExportLine {
             let uri = LayerID(.messages, messageID).uri
             message = Message(
                 id: uri, conversation: ["id": conversationID], position: stored.position,
+                // An off-the-record message's parts leave without their bodies and content.
                 parts: stored.parts.map { part in
-                    Part(
-                        id: "\(uri)/parts/\(part.id.lowercased)", mimeType: part.mimeType, body: part.body,
-                        encoding: part.encoding,
-                        content: part.contentID.map { Part.Content(id: LayerID(.content, $0).uri, size: part.size ?? 0) })
-                }, sentAt: stored.sentAt,
+                    stored.offTheRecord
+                        ? Part(id: "\(uri)/parts/\(part.id.lowercased)", mimeType: part.mimeType)
+                        : Part(
+                            id: "\(uri)/parts/\(part.id.lowercased)", mimeType: part.mimeType, body: part.body,
+                            encoding: part.encoding,
+                            content: part.contentID.map { Part.Content(id: LayerID(.content, $0).uri, size: part.size ?? 0) })
+                }, offTheRecord: stored.offTheRecord, sentAt: stored.sentAt,
                 sender: stored.senderID.map { ["user_id": $0] } ?? ["name": stored.senderName ?? ""],
                 notification: stored.notification)
         } else {

@@ -9,6 +9,7 @@ let m0019Search = Migration(
     19, "search",
     [
         "ALTER TABLE sync.messages ADD COLUMN off_the_record boolean NOT NULL DEFAULT false",
+        "ALTER TABLE sync.scheduled_messages ADD COLUMN off_the_record boolean NOT NULL DEFAULT false",
         // `unaccent` is a trusted extension: the database's owner may create it. Its function is
         // only STABLE (its dictionary could be changed), so an IMMUTABLE wrapper that names the
         // dictionary, in whichever schema the extension lives, is what an index may use.

@@ -8,5 +8,5 @@ let syncMigrations = MigrationRunner(
         m0001CreateSyncSchema, m0002Push, m0003FormerParticipants, m0004ContentUploads, m0005ReplayedSignals, m0006Exports,
         m0007ScheduledMessages, m0008ParticipantCounts, m0009TagsByUser, m0010Following, m0011Channels,
         m0012ParticipantOrder, m0013UploadOrigins, m0014Webhooks,
-        m0015WebhookDeliveries, m0016PushNotifications, m0017OutboxNotices, m0018ChunksOfApps, m0019Search,
+        m0015WebhookDeliveries, m0016PushNotifications, m0017OutboxNotices, m0018ChunksOfApps, m0019Search, m0020ReceiptsSwitch,
     ])

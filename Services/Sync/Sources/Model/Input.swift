@@ -31,6 +31,7 @@ struct MessageInput: Decodable, Sendable {
     var sender: SenderInput?
     /// Server API only: a delayed send (see ``SendSchedule``).
     var schedule: JSONValue?
+    var offTheRecord: Bool?
 
     struct SenderInput: Decodable, Sendable {
         var userID: String?
@@ -44,17 +45,22 @@ struct MessageInput: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case id, parts, notification, sender, schedule
         case senderID = "sender_id"
+        case offTheRecord = "off_the_record"
     }
 
-    static let clientKeys: Set<String> = ["id", "parts", "notification"]
-    static let serverKeys: Set<String> = ["parts", "notification", "sender_id", "sender", "schedule"]
+    static let clientKeys: Set<String> = ["id", "parts", "notification", "off_the_record"]
+    static let serverKeys: Set<String> = ["parts", "notification", "sender_id", "sender", "schedule", "off_the_record"]
     /// The Server API acting as a user: the user of the path is the sender.
-    static let userKeys: Set<String> = ["parts", "notification", "schedule"]
+    static let userKeys: Set<String> = ["parts", "notification", "schedule", "off_the_record"]
 }
 
-/// Checked parts ready to store, and the rich content they reference.
+/// Checked parts ready to store, whether the message is off the record, and the rich content
+/// they reference.
 struct ValidatedParts: Sendable {
     var parts: [StoredPart]
+    /// Sent with `"off_the_record": true`: stored and delivered as sent, never indexed, and left
+    /// out of push notifications, webhook payloads and exports.
+    var offTheRecord = false
     var contentIDs: [UUID] { parts.compactMap(\.contentID) }
 }
 

@@ -53,15 +53,18 @@ struct ConversationRecord: Sendable {
     var lastPosition: Int64
     var lastMessageAt: Date?
     var deletedAt: Date?
+    /// Whether participants see each other's delivery and read states (the receipts switch).
+    var receiptsEnabled = true
 
     static let columns =
-        "c.id, c.created_at, c.created_by, c.is_distinct, c.metadata::text, c.last_position, c.last_message_at, c.deleted_at"
+        "c.id, c.created_at, c.created_by, c.is_distinct, c.metadata::text, c.last_position, c.last_message_at, c.deleted_at, c.receipts_enabled"
     /// How many columns `columns` names: a query may select more after them.
-    static let columnCount = 8
+    static let columnCount = 9
 
     init(row: PostgresRow) throws {
-        let (id, createdAt, createdBy, isDistinct, metadata, lastPosition, lastMessageAt, deletedAt) = try row.decode(
-            (UUID, Date, String?, Bool, String, Int64, Date?, Date?).self)
+        let (id, createdAt, createdBy, isDistinct, metadata, lastPosition, lastMessageAt, deletedAt, receiptsEnabled) =
+            try row.decode((UUID, Date, String?, Bool, String, Int64, Date?, Date?, Bool).self)
+        self.receiptsEnabled = receiptsEnabled
         self.id = id
         self.createdAt = createdAt
         self.createdBy = createdBy
@@ -91,6 +94,8 @@ struct ParticipantRecord: Sendable {
     var leftView: LeftView?
     /// When they first joined; nil for one made up for rendering (``init(newMember:of:)``).
     var joinedAt: Date?
+    /// Whether the participants of the conversation see each other's receipts (its switch).
+    var receiptsEnabled = true
 
     var isCurrent: Bool { leftPosition == nil }
 
@@ -114,11 +119,15 @@ struct ParticipantRecord: Sendable {
 
     static let columns =
         "p.conversation_id, p.user_id, p.left_position, p.cleared_position, p.hidden, p.delivered_position, p.read_position, "
-        + "p.private_metadata::text, p.left_at, p.left_view::text, p.joined_at"
+        + "p.private_metadata::text, p.left_at, p.left_view::text, p.joined_at, "
+        + "(SELECT c.receipts_enabled FROM sync.conversations c WHERE c.id = p.conversation_id)"
 
     init(row: PostgresRow) throws {
-        let (conversationID, userID, left, cleared, hidden, delivered, read, privateMetadata, leftAt, leftView, joinedAt) =
-            try row.decode((UUID, String, Int64?, Int64, Bool, Int64, Int64, String, Date?, String?, Date).self)
+        let (
+            conversationID, userID, left, cleared, hidden, delivered, read, privateMetadata, leftAt, leftView, joinedAt,
+            receiptsEnabled
+        ) = try row.decode((UUID, String, Int64?, Int64, Bool, Int64, Int64, String, Date?, String?, Date, Bool).self)
+        self.receiptsEnabled = receiptsEnabled
         self.conversationID = conversationID
         self.userID = userID
         self.leftPosition = left
@@ -206,17 +215,21 @@ struct MessageRecord: Sendable {
     var sentAt: Date
     var updatedAt: Date?
     var deletedAt: Date?
+    var offTheRecord = false
 
     static let columns =
-        "m.id, m.conversation_id, m.position, m.sender_id, m.sender_name, m.parts::text, m.notification::text, m.sent_at, m.updated_at, m.deleted_at"
+        "m.id, m.conversation_id, m.position, m.sender_id, m.sender_name, m.parts::text, m.notification::text, m.sent_at, m.updated_at, m.deleted_at, m.off_the_record"
     /// How many columns `columns` names: a query may select more after them.
-    static let columnCount = 10
+    static let columnCount = 11
 }
 
 extension MessageRecord {
     init(row: PostgresRow) throws {
-        let (id, conversationID, position, senderID, senderName, parts, notification, sentAt, updatedAt, deletedAt) =
-            try row.decode((UUID, UUID, Int64, String?, String?, String, String?, Date, Date?, Date?).self)
+        let (
+            id, conversationID, position, senderID, senderName, parts, notification, sentAt, updatedAt, deletedAt, offTheRecord
+        ) =
+            try row.decode((UUID, UUID, Int64, String?, String?, String, String?, Date, Date?, Date?, Bool).self)
+        self.offTheRecord = offTheRecord
         self.id = id
         self.conversationID = conversationID
         self.position = position

@@ -79,9 +79,11 @@ struct ChannelMessageObject: Encodable, Sendable {
     @Nullable var updatedAt: Date?
     var sender: SenderObject
     @Nullable var notification: JSONValue?
+    var offTheRecord: Bool
 
     enum CodingKeys: String, CodingKey {
         case id, url, position, channel, parts, sender, notification
+        case offTheRecord = "off_the_record"
         case sentAt = "sent_at"
         case updatedAt = "updated_at"
     }

@@ -290,15 +290,34 @@ struct MessageObject: Encodable, Sendable {
     var isUnread: Bool?
     var recipientStatus: RecipientStatus
     @Nullable var notification: JSONValue?
+    /// Sent off the record: the server neither indexes it nor shows its parts to anything but
+    /// the devices of its participants.
+    var offTheRecord: Bool
 
     enum CodingKeys: String, CodingKey {
         case id, url, position, conversation, parts, sender, notification
+        case offTheRecord = "off_the_record"
         case receiptsURL = "receipts_url"
         case sentAt = "sent_at"
         case receivedAt = "received_at"
         case updatedAt = "updated_at"
         case isUnread = "is_unread"
         case recipientStatus = "recipient_status"
+    }
+}
+
+extension MessageObject {
+    /// The message as it may leave for anything but its participants' devices (webhooks): an
+    /// off-the-record message's parts without their bodies and content.
+    var withheld: MessageObject {
+        guard offTheRecord else { return self }
+        var message = self
+        for index in message.parts.indices {
+            message.parts[index].body = nil
+            message.parts[index].encoding = nil
+            message.parts[index].content = nil
+        }
+        return message
     }
 }
 
@@ -310,6 +329,7 @@ struct ConversationObject: Encodable, Sendable {
     var participants: [BasicIdentityObject]
     var isDistinct: Bool
     var metadata: JSONValue
+    var receiptsEnabled: Bool
     /// The per-viewer fields; absent in the Server API's system view.
     var viewer: ViewerFields?
 
@@ -322,6 +342,7 @@ struct ConversationObject: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case id, url, participants, distinct, metadata
+        case receiptsEnabled = "receipts_enabled"
         case messagesURL = "messages_url"
         case createdAt = "created_at"
         case lastMessage = "last_message"
@@ -343,6 +364,7 @@ struct ConversationObject: Encodable, Sendable {
         }
         try container.encode(isDistinct, forKey: .distinct)
         try container.encode(metadata, forKey: .metadata)
+        try container.encode(receiptsEnabled, forKey: .receiptsEnabled)
         if let viewer {
             try container.encode(viewer.lastMessage, forKey: .lastMessage)
             try container.encode(viewer.unreadMessageCount, forKey: .unreadMessageCount)

@@ -69,6 +69,7 @@ extension Presenter {
                     mimeType: part.mimeType, body: part.body, encoding: part.encoding,
                     content: content(of: part, conversation: nil), updatedAt: record.updatedAt)
             },
-            sentAt: record.sentAt, updatedAt: record.updatedAt, sender: sender, notification: record.notification)
+            sentAt: record.sentAt, updatedAt: record.updatedAt, sender: sender, notification: record.notification,
+            offTheRecord: record.offTheRecord)
     }
 }

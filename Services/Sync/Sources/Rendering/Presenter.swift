@@ -154,10 +154,13 @@ struct Presenter {
         }
         var recipientStatus = RecipientStatus()
         var viewerStatus: ReceiptStatus?
+        // With the conversation's receipts switched off, a user sees only their own status; the
+        // others' stay `sent` (the app's system view still sees them all).
+        let othersHidden = viewer != nil && !(all.first?.receiptsEnabled ?? true)
         for participant in members {
-            let status = Self.status(of: record, for: participant, receipt: receiptStatus[participant.userID])
+            var status = Self.status(of: record, for: participant, receipt: receiptStatus[participant.userID])
+            if participant.userID == viewer { viewerStatus = status } else if othersHidden { status = .sent }
             recipientStatus[participant.userID, identity: identityID(participant.userID)] = status.name
-            if participant.userID == viewer { viewerStatus = status }
         }
         if let sender = record.senderID { recipientStatus[sender, identity: identityID(sender)] = ReceiptStatus.read.name }
         let sender: SenderObject =
@@ -173,7 +176,7 @@ struct Presenter {
             receivedAt: receivedAt(record, members: all), updatedAt: record.updatedAt,
             sender: sender,
             isUnread: viewer.map { viewer in record.senderID != viewer && (viewerStatus ?? .read) < .read },
-            recipientStatus: recipientStatus, notification: record.notification)
+            recipientStatus: recipientStatus, notification: record.notification, offTheRecord: record.offTheRecord)
     }
 
     /// `received_at`, which only the Server API shows (the Client API never had it): when the
@@ -231,7 +234,7 @@ struct Presenter {
                 id: LayerID(.conversations, record.id).uri, url: urls.conversation(record.id),
                 messagesURL: urls.messages(of: record.id), createdAt: record.createdAt,
                 participants: visible.map { basicIdentity($0.userID) }, isDistinct: record.isDistinct,
-                metadata: own?.leftView?.metadata ?? record.metadata)
+                metadata: own?.leftView?.metadata ?? record.metadata, receiptsEnabled: record.receiptsEnabled)
             if viewer != nil {
                 let stat = stats[record.id]
                 object.viewer = .init(

@@ -24,9 +24,10 @@ extension ChannelRepository {
                     """
                     WITH ch AS (
                         UPDATE sync.channels SET last_position = last_position + 1 WHERE id = \(channel) RETURNING last_position)
-                    INSERT INTO sync.messages (app_id, id, channel_id, position, sender_id, sender_name, parts, notification)
+                    INSERT INTO sync.messages (
+                        app_id, id, channel_id, position, sender_id, sender_name, parts, notification, off_the_record)
                     SELECT \(app), \(id), \(channel), ch.last_position, \(sender.userID), \(sender.systemName),
-                        \(partsText)::jsonb, \(notification?.jsonText)::jsonb
+                        \(partsText)::jsonb, \(notification?.jsonText)::jsonb, \(parts.offTheRecord)
                     FROM ch
                     RETURNING position, sent_at
                     """, logger: logger)
@@ -45,7 +46,7 @@ extension ChannelRepository {
                 let record = MessageRecord(
                     id: id, conversationID: channel, position: stored.position, senderID: sender.userID,
                     senderName: sender.systemName, parts: parts.parts, notification: notification, sentAt: stored.sentAt,
-                    updatedAt: nil, deletedAt: nil)
+                    updatedAt: nil, deletedAt: nil, offTheRecord: parts.offTheRecord)
                 return .sent(MessageRepository.SentMessage(record: record, members: members, sender: nil))
             }
         } catch let error as PSQLError where error.sqlState == "23505" {

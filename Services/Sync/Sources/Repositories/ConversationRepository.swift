@@ -17,6 +17,7 @@ struct ConversationRepository: PostgresRepository {
         var participants: [String]
         var distinct: Bool
         var metadata: JSONValue?
+        var receiptsEnabled = true
     }
 
     enum CreateOutcome: Sendable {
@@ -59,8 +60,9 @@ struct ConversationRepository: PostgresRepository {
             let id = request.id ?? UUID()
             let inserted = try await connection.query(
                 """
-                INSERT INTO sync.conversations (app_id, id, created_by, is_distinct, distinct_key, metadata)
-                VALUES (\(app), \(id), \(caller.userID), \(request.distinct), \(distinctKey), \((metadata ?? [:]).jsonText)::jsonb)
+                INSERT INTO sync.conversations (app_id, id, created_by, is_distinct, distinct_key, metadata, receipts_enabled)
+                VALUES (\(app), \(id), \(caller.userID), \(request.distinct), \(distinctKey), \((metadata ?? [:]).jsonText)::jsonb,
+                        \(request.receiptsEnabled))
                 ON CONFLICT (app_id, distinct_key) WHERE distinct_key IS NOT NULL DO NOTHING
                 RETURNING id
                 """, logger: logger)

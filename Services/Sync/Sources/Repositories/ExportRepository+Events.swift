@@ -34,6 +34,7 @@ extension ExportRepository {
             var senderID: String?
             var senderName: String?
             var notification: JSONValue?
+            var offTheRecord: Bool
         }
     }
 
@@ -65,7 +66,7 @@ extension ExportRepository {
                     WHERE h.conversation_id = e.conversation_id AND h.changed_at <= e.at
                     ORDER BY h.changed_at DESC, h.id DESC LIMIT 1), c.metadata::text) END,
                 c.created_at, c.is_distinct,
-                m.position, m.parts::text, m.sent_at, m.sender_id, m.sender_name, m.notification::text
+                m.position, m.parts::text, m.sent_at, m.sender_id, m.sender_name, m.notification::text, m.off_the_record
             FROM (\(union)) AS e(ord, kind, at, conversation_id, message_id, actor_id, actor_name, added, removed)
             JOIN sync.conversations c ON c.id = e.conversation_id
             LEFT JOIN sync.messages m ON m.id = e.message_id
@@ -109,7 +110,8 @@ extension ExportRepository.EventRow {
                 } ?? [],
                 sentAt: try cells[14].decode(Date.self), senderID: try cells[15].decode(String?.self),
                 senderName: try cells[16].decode(String?.self),
-                notification: try cells[17].decode(String?.self).flatMap { JSONValue(jsonText: $0) })
+                notification: try cells[17].decode(String?.self).flatMap { JSONValue(jsonText: $0) },
+                offTheRecord: try cells[18].decode(Bool.self))
         }
     }
 }

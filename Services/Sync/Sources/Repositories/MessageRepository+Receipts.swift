@@ -33,9 +33,11 @@ extension MessageRepository {
             message: id, data: ["user_id": .string(user), "status": .string(status.name)], logger: logger)
     }
 
-    /// The current participants, and `user` whether or not they still are one.
+    /// Who hears of `user`'s receipt: the current participants, and `user` whether or not they
+    /// still are one; only `user` when the conversation's receipts are switched off.
     static func currentAnd(_ user: String, of members: [ParticipantRecord]) -> [String] {
-        Array(Set(members.filter(\.isCurrent).map(\.userID)).union([user])).sorted()
+        guard members.first?.receiptsEnabled ?? true else { return [user] }
+        return Array(Set(members.filter(\.isCurrent).map(\.userID)).union([user])).sorted()
     }
 
     /// Marks every message up to `position` (all of them without one) read for `user`.

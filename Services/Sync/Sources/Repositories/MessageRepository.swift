@@ -76,7 +76,8 @@ struct MessageRepository: PostgresRepository {
     ) async throws -> SentMessage? {
         let statement = SendMessageStatement(
             app: app, conversation: conversation, sender: sender, id: id,
-            parts: String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self), notification: notification?.jsonText)
+            parts: String(decoding: try JSONEncoder().encode(parts.parts), as: UTF8.self), notification: notification?.jsonText,
+            offTheRecord: parts.offTheRecord)
         return try await write(logger: logger) { connection in
             var sent: SentMessage?
             for try await (position, sentAt, members, displayName, avatarURL, identityType) in try await connection.execute(
@@ -88,7 +89,8 @@ struct MessageRepository: PostgresRepository {
                 identity.identityType = identityType ?? "user"
                 let record = MessageRecord(
                     id: id, conversationID: conversation, position: position, senderID: sender, senderName: nil,
-                    parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil)
+                    parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil,
+                    offTheRecord: parts.offTheRecord)
                 sent = SentMessage(record: record, members: members, sender: identity)
             }
             return sent
@@ -136,9 +138,10 @@ struct MessageRepository: PostgresRepository {
         if case .system(let name) = sender { senderName = name }
         let inserted = try await connection.query(
             """
-            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, sender_name, parts, notification)
+            INSERT INTO sync.messages (
+                app_id, id, conversation_id, position, sender_id, sender_name, parts, notification, off_the_record)
             VALUES (\(app), \(id), \(conversation), \(position), \(sender.userID), \(senderName), \(partsText)::jsonb,
-                    \(notification?.jsonText)::jsonb)
+                    \(notification?.jsonText)::jsonb, \(parts.offTheRecord))
             RETURNING sent_at
             """, logger: logger)
         var sentAt = Date()
@@ -155,7 +158,8 @@ struct MessageRepository: PostgresRepository {
             app: app, users: recipients, .newMessage, conversation: conversation, message: id, logger: logger)
         let record = MessageRecord(
             id: id, conversationID: conversation, position: position, senderID: sender.userID, senderName: senderName,
-            parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil)
+            parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil,
+            offTheRecord: parts.offTheRecord)
         return SentMessage(record: record, members: members, sender: nil)
     }
 

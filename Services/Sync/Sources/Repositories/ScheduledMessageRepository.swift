@@ -13,6 +13,7 @@ struct ScheduledMessageRecord: Sendable {
     var senderName: String?
     var parts: [StoredPart]
     var notification: JSONValue?
+    var offTheRecord: Bool
     var createdAt: Date
     var sendAt: Date
     /// When the sender's typing indicator starts; nil: none is shown.
@@ -26,7 +27,7 @@ struct ScheduledMessageRecord: Sendable {
 
     static let columns = """
         s.app_id, s.id, s.conversation_id, s.sender_id, s.sender_name, s.parts::text, s.notification::text, s.created_at,
-        s.send_at, s.typing_from, s.typing_started, s.send_at <= clock_timestamp()
+        s.send_at, s.typing_from, s.typing_started, s.send_at <= clock_timestamp(), s.off_the_record
         """
 
     init(row: PostgresRow) throws {
@@ -34,8 +35,8 @@ struct ScheduledMessageRecord: Sendable {
         let notification: String?
         (
             appID, id, conversationID, senderID, senderName, parts, notification, createdAt, sendAt, typingFrom, typingStarted,
-            isDue
-        ) = try row.decode((UUID, UUID, UUID, String?, String?, String, String?, Date, Date, Date?, Bool, Bool).self)
+            isDue, offTheRecord
+        ) = try row.decode((UUID, UUID, UUID, String?, String?, String, String?, Date, Date, Date?, Bool, Bool, Bool).self)
         self.parts = try JSONDecoder().decode([StoredPart].self, from: Data(parts.utf8))
         self.notification = notification.flatMap(JSONValue.init(jsonText:))
     }
@@ -74,11 +75,11 @@ struct ScheduledMessageRepository: PostgresRepository {
             """
             INSERT INTO sync.scheduled_messages AS s (
                 app_id, id, conversation_id, sender_id, sender_name, parts, notification, created_at, send_at, typing_from,
-                due_at)
+                due_at, off_the_record)
             SELECT \(new.app), \(new.id), \(new.conversation), \(new.sender.userID), \(senderName), \(parts)::jsonb,
                 \(new.notification?.jsonText)::jsonb, t.now, t.now + make_interval(secs => \(delay)),
                 t.now + make_interval(secs => \(typingOffset)::float8),
-                t.now + make_interval(secs => \(typingOffset ?? delay))
+                t.now + make_interval(secs => \(typingOffset ?? delay)), \(new.parts.offTheRecord)
             FROM (SELECT clock_timestamp() AS now) t
             ON CONFLICT (id) DO NOTHING
             RETURNING \(unescaped: ScheduledMessageRecord.columns)
@@ -180,7 +181,8 @@ struct ScheduledMessageRepository: PostgresRepository {
         do {
             let sent = try await messages.insertMessage(
                 app: record.appID, conversation: record.conversationID, sender: record.sender, id: record.id,
-                parts: ValidatedParts(parts: record.parts), notification: record.notification, connection, logger)
+                parts: ValidatedParts(parts: record.parts, offTheRecord: record.offTheRecord), notification: record.notification,
+                connection, logger)
             try await connection.query("RELEASE SAVEPOINT scheduled_send", logger: logger)
             return .sent(record, sent)
         } catch let error as APIError {

@@ -19,8 +19,8 @@ struct SendMessageStatement: PostgresPreparedStatement {
                               WHERE p.app_id = $1 AND p.conversation_id = c.id AND p.hidden AND p.left_position IS NULL)
             RETURNING c.last_position),
         m AS (
-            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, notification)
-            SELECT $1, $4, $2, c.last_position, $3, $5::text::jsonb, $6::text::jsonb FROM c
+            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, notification, off_the_record)
+            SELECT $1, $4, $2, c.last_position, $3, $5::text::jsonb, $6::text::jsonb, $7 FROM c
             RETURNING position, sent_at),
         members AS (
             SELECT p.user_id, EXISTS (SELECT 1 FROM sync.blocks b
@@ -41,15 +41,17 @@ struct SendMessageStatement: PostgresPreparedStatement {
     let id: UUID
     let parts: String
     let notification: String?
+    let offTheRecord: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 6)
+        var bindings = PostgresBindings(capacity: 7)
         bindings.append(app)
         bindings.append(conversation)
         bindings.append(sender)
         bindings.append(id)
         bindings.append(parts)
         if let notification { bindings.append(notification) } else { bindings.appendNull() }
+        bindings.append(offTheRecord)
         return bindings
     }
 

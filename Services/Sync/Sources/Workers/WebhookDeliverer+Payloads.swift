@@ -15,7 +15,7 @@ extension WebhookDeliverer {
         let conversationMessages = batch.filter { WebhookEvents.isConversationMessage($0.kind) }.compactMap(\.messageID)
         let messages: [UUID: JSONValue] =
             (try? await APIVersion.$current.withValue(version) {
-                try await domain.messages.messages(conversationMessages, scope).mapValues(jsonValue)
+                try await domain.messages.messages(conversationMessages, scope).mapValues { try jsonValue($0.withheld) }
             }) ?? [:]
         var bodies: [Result<Data, any Error>] = []
         for delivery in batch {
@@ -153,7 +153,7 @@ extension WebhookDeliverer {
     /// The message as the app reads it; once deleted, its id and its conversation's.
     private func message(_ id: UUID, conversation: UUID?, _ scope: Scope) async throws -> JSONValue {
         if let conversation, let found = try? await domain.messages.message(id, in: conversation, scope) {
-            return try jsonValue(found)
+            return try jsonValue(found.withheld)
         }
         var object: [String: JSONValue] = ["id": .string(LayerID(.messages, id).uri)]
         if let conversation {
