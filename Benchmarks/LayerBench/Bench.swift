@@ -157,6 +157,8 @@ struct Options {
     var firstSync: Int?
     /// `sync --receipts`: only the receipts switch, on and off.
     var receipts = false
+    /// `sync --search 1000000`: only search, of a user in 1,500 conversations among that many messages.
+    var search: Int?
     /// `names`: the sizes of the stores imported; `sync`: leave the names service out.
     var records = [10_000, 100_000]
     var withoutNames = false
@@ -176,6 +178,7 @@ struct Options {
         var histories: String?
         @Option(help: "sync: only the first sync of a user in this many conversations.") var firstSync: Int?
         @Flag(help: "sync: only messages read by 24 others, with the conversation's receipts on and off.") var receipts = false
+        @Option(help: "sync: only search, of a user in 1,500 conversations among this many messages.") var search: Int?
         @Option(help: "names: sizes of the stores imported, comma-separated.") var records: String?
         @Flag(help: "sync: leave the names service out.") var withoutNames = false
         @Option(help: "stun: requests kept outstanding.") var inFlight: Int?
@@ -193,6 +196,7 @@ struct Options {
         histories = flags.histories.map(numbers) ?? histories
         firstSync = flags.firstSync
         receipts = flags.receipts
+        search = flags.search
         records = flags.records.map(numbers) ?? records
         withoutNames = flags.withoutNames
         inFlight = flags.inFlight ?? inFlight

@@ -32,6 +32,12 @@ struct ServerAPIController: Sendable {
         server.post("conversations/:conversation/messages", use: sendMessage)
         server.get("conversations/:conversation/messages/:message", use: getMessage)
         server.delete("conversations/:conversation/messages/:message", use: deleteMessage)
+        server.get("conversations/:conversation/messages/:message/parts", use: listParts)
+        server.post("conversations/:conversation/messages/:message/parts", use: addPart)
+        server.put("conversations/:conversation/messages/:message/parts", use: replaceParts)
+        server.get("conversations/:conversation/messages/:message/parts/:part", use: getPart)
+        server.put("conversations/:conversation/messages/:message/parts/:part", use: replacePart)
+        server.delete("conversations/:conversation/messages/:message/parts/:part", use: deletePart)
         server.post("conversations/:conversation/content", use: createContent)
         server.get("conversations/:conversation/content/:content", use: getContent)
 

@@ -330,3 +330,52 @@ struct Messages: Sendable {
             app: scope.app, caller: scope.caller, id: id, mode: mode, logger: scope.logger)
     }
 }
+
+/// Updatable message parts (API 3.0, the Server API's `…/messages/<m>/parts` routes).
+extension Messages {
+    /// What a request asks to do to the parts of a message, as sent.
+    enum PartsRequest: Sendable {
+        case add(PartInput)
+        case replace(UUID, PartInput)
+        case replaceAll([PartInput]?)
+        case delete(UUID)
+    }
+
+    /// Changes the parts of message `id` of `conversation` as the app, checked as a send checks
+    /// its parts (content the app opened for the conversation may be used); the message after.
+    func changeParts(_ request: PartsRequest, of id: UUID, in conversation: UUID, _ scope: Scope) async throws
+        -> MessageObject
+    {
+        func resolved(_ parts: [StoredPart]) async throws -> [StoredPart] {
+            try await content.resolve(
+                ValidatedParts(parts: parts), owner: nil, appContentOf: conversation, scope
+            ).parts
+        }
+        let change: MessageRepository.PartChange
+        var parts: [StoredPart] = []
+        switch request {
+        case .add(let input):
+            let partID = try PartRules.partID(input.id, messageID: id, property: "id")
+            parts = try await resolved([try PartRules.validate(input, id: partID, field: "")])
+            change = .add(parts[0])
+        case .replace(let partID, let input):
+            if let given = input.id, try PartRules.partID(given, messageID: id, property: "id") != partID {
+                throw APIError.invalid("id", "A part keeps its id; this one is \(partID.lowercased).")
+            }
+            parts = try await resolved([try PartRules.validate(input, id: partID, field: "")])
+            change = .replace(partID, parts[0])
+        case .replaceAll(let inputs):
+            parts = try await resolved(try PartRules.validate(inputs, messageID: id).parts)
+            change = .replaceAll(parts)
+        case .delete(let partID):
+            change = .delete(partID)
+        }
+        let record = try await repositories.messages.changeParts(
+            app: scope.app, conversation: conversation, message: id, change, contentIDs: parts.compactMap(\.contentID),
+            logger: scope.logger)
+        return try await repositories.read(logger: scope.logger) { connection in
+            var presenter = views.presenter(scope, connection)
+            return try await presenter.messages([record])[0]
+        }
+    }
+}

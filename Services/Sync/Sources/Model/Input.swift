@@ -82,43 +82,50 @@ enum PartRules {
             guard seen.insert(id).inserted else {
                 throw APIError.invalid("\(field).id", "Two parts have the id \(id.lowercased).")
             }
-            guard let mimeType = part.mimeType else {
-                throw APIError(.missingProperty, "Every part needs a mime_type.", property: "\(field).mime_type")
-            }
-            try validateMIMEType(mimeType, property: "\(field).mime_type")
-            if let encoding = part.encoding, encoding != "base64" {
-                throw APIError.invalid("\(field).encoding", "The only encoding is 'base64'.")
-            }
-            switch (part.body, part.content) {
-            case (nil, nil):
-                throw APIError(.missingProperty, "A part needs a body or a content.", property: "\(field).body")
-            case (_?, _?):
-                throw APIError.invalid("\(field).content", "A part has either a body or a content, not both.")
-            case (let body?, nil):
-                let size: Int
-                if part.encoding == "base64" {
-                    guard let bytes = Data(base64Encoded: body) else {
-                        throw APIError.invalid("\(field).body", "The body is not valid base64.")
-                    }
-                    size = bytes.count
-                } else {
-                    size = body.utf8.count
-                }
-                guard size <= maxInlineBytes else {
-                    throw APIError.invalid(
-                        "\(field).body",
-                        "An inline body is at most \(maxInlineBytes) bytes (this one is \(size)); upload larger payloads to /content."
-                    )
-                }
-                return StoredPart(id: id, mimeType: mimeType, body: body, encoding: part.encoding)
-            case (nil, let content?):
-                guard let contentID = LayerID(parsing: content.id, as: .content) else {
-                    throw APIError.invalid("\(field).content.id", "'\(content.id)' is not a content id.")
-                }
-                return StoredPart(id: id, mimeType: mimeType, contentID: contentID.uuid, size: content.size)
-            }
+            return try validate(part, id: id, field: field)
         }
         return ValidatedParts(parts: stored)
+    }
+
+    /// Checks one part, whose id is `id`; errors name its fields under `field` (`parts.1`), or
+    /// alone when `field` is empty (a part sent by itself).
+    static func validate(_ part: PartInput, id: UUID, field: String) throws -> StoredPart {
+        let field = field.isEmpty ? "" : field + "."
+        guard let mimeType = part.mimeType else {
+            throw APIError(.missingProperty, "Every part needs a mime_type.", property: "\(field)mime_type")
+        }
+        try validateMIMEType(mimeType, property: "\(field)mime_type")
+        if let encoding = part.encoding, encoding != "base64" {
+            throw APIError.invalid("\(field)encoding", "The only encoding is 'base64'.")
+        }
+        switch (part.body, part.content) {
+        case (nil, nil):
+            throw APIError(.missingProperty, "A part needs a body or a content.", property: "\(field)body")
+        case (_?, _?):
+            throw APIError.invalid("\(field)content", "A part has either a body or a content, not both.")
+        case (let body?, nil):
+            let size: Int
+            if part.encoding == "base64" {
+                guard let bytes = Data(base64Encoded: body) else {
+                    throw APIError.invalid("\(field)body", "The body is not valid base64.")
+                }
+                size = bytes.count
+            } else {
+                size = body.utf8.count
+            }
+            guard size <= maxInlineBytes else {
+                throw APIError.invalid(
+                    "\(field)body",
+                    "An inline body is at most \(maxInlineBytes) bytes (this one is \(size)); upload larger payloads to /content."
+                )
+            }
+            return StoredPart(id: id, mimeType: mimeType, body: body, encoding: part.encoding)
+        case (nil, let content?):
+            guard let contentID = LayerID(parsing: content.id, as: .content) else {
+                throw APIError.invalid("\(field)content.id", "'\(content.id)' is not a content id.")
+            }
+            return StoredPart(id: id, mimeType: mimeType, contentID: contentID.uuid, size: content.size)
+        }
     }
 
     /// `type/subtype`, optionally with parameters: `text/plain`, `application/x.card+json;v=2`.

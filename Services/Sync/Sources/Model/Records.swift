@@ -175,11 +175,14 @@ struct StoredPart: Codable, Sendable, Equatable {
     var encoding: String?
     var contentID: UUID?
     var size: Int64?
+    /// When this part was last added or changed through the Server API's part routes.
+    var updatedAt: Date?
 
     enum CodingKeys: String, CodingKey {
         case id, body, encoding, size
         case mimeType = "mime_type"
         case contentID = "content_id"
+        case updatedAt = "updated_at"
     }
 }
 
@@ -200,7 +203,8 @@ extension StoredPart {
             body: try container.decodeIfPresent(String.self, forKey: .body),
             encoding: try container.decodeIfPresent(String.self, forKey: .encoding),
             contentID: try container.decodeIfPresent(String.self, forKey: .contentID).map { try uuid($0, .contentID) },
-            size: try container.decodeIfPresent(Int64.self, forKey: .size))
+            size: try container.decodeIfPresent(Int64.self, forKey: .size),
+            updatedAt: try container.decodeIfPresent(Date.self, forKey: .updatedAt))
     }
 }
 

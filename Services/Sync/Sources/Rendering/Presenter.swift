@@ -192,7 +192,9 @@ struct Presenter {
         PartObject(
             messageID: LayerID(.messages, message.id).uri, messageURL: url, uuid: part.id, index: index,
             mimeType: part.mimeType, body: part.body, encoding: part.encoding,
-            content: content(of: part, conversation: message.conversationID), updatedAt: message.updatedAt)
+            content: content(of: part, conversation: message.conversationID),
+            // A part changed on its own has its own time; a message sent again, the message's.
+            updatedAt: part.updatedAt ?? (message.parts.contains { $0.updatedAt != nil } ? nil : message.updatedAt))
     }
 
     /// The rich content of a part, with fresh links; nil for an inline part.
