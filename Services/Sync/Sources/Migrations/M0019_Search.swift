@@ -27,16 +27,24 @@ let m0019Search = Migration(
                 home, home || '.unaccent');
         END $migration$
         """,
-        // The words of a message: the bodies of its text parts (`text/…`, not base64).
+        // The words of a message: the bodies of its text parts (`text/…`, not base64). PL/pgSQL,
+        // whose plans last the session: an SQL function in a generated column was planned again
+        // for every row inserted, 115 µs a message against 30.
         """
         CREATE FUNCTION sync.message_words(parts jsonb, off_the_record boolean) RETURNS tsvector
-        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-            SELECT CASE WHEN off_the_record THEN NULL ELSE
-                to_tsvector('pg_catalog.simple'::regconfig, sync.unaccented(coalesce(
-                    (SELECT string_agg(part ->> 'body', ' ') FROM jsonb_array_elements(parts) AS part
-                     WHERE part ->> 'mime_type' ILIKE 'text/%' AND part ->> 'encoding' IS NULL), '')))
-            END
-        $$
+        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+        DECLARE
+            part jsonb;
+            words text := '';
+        BEGIN
+            IF off_the_record OR jsonb_typeof(parts) <> 'array' THEN RETURN NULL; END IF;
+            FOR part IN SELECT jsonb_array_elements(parts) LOOP
+                IF part ->> 'mime_type' ILIKE 'text/%' AND part ->> 'encoding' IS NULL AND part ? 'body' THEN
+                    words := words || ' ' || (part ->> 'body');
+                END IF;
+            END LOOP;
+            RETURN to_tsvector('pg_catalog.simple'::regconfig, sync.unaccented(words));
+        END $$
         """,
         """
         ALTER TABLE sync.messages ADD COLUMN words tsvector
