@@ -121,7 +121,9 @@ struct ScheduledSendTests {
             let socket = try await harness.socket(bob)
 
             let tag = UUID().lowercased
-            let body = delayed("Your order shipped", delay: 2.0, typing: 2.0, sender: ["sender": ["name": "Order bot"]])
+            // Six seconds: the repeat below must come while the send still waits, even on a loaded
+            // machine (with two, one CI run sent it first); the typing indicator starts after four.
+            let body = delayed("Your order shipped", delay: 6.0, typing: 2.0, sender: ["sender": ["name": "Order bot"]])
             let bot = try await api.post("/\(path(conversation))/messages", body, tag: tag)
             #expect(bot.status == 202)
             let repeated = try await api.post("/\(path(conversation))/messages", body, tag: tag)

@@ -333,9 +333,10 @@ struct Messages: Sendable {
 
 /// Updatable message parts (API 3.0, the Server API's `…/messages/<m>/parts` routes).
 extension Messages {
-    /// What a request asks to do to the parts of a message, as sent.
+    /// What a request asks to do to the parts of a message, as sent, with the id of the part it
+    /// adds or replaces.
     enum PartsRequest: Sendable {
-        case add(PartInput)
+        case add(UUID, PartInput)
         case replace(UUID, PartInput)
         case replaceAll([PartInput]?)
         case delete(UUID)
@@ -354,8 +355,7 @@ extension Messages {
         let change: MessageRepository.PartChange
         var parts: [StoredPart] = []
         switch request {
-        case .add(let input):
-            let partID = try PartRules.partID(input.id, messageID: id, property: "id")
+        case .add(let partID, let input):
             parts = try await resolved([try PartRules.validate(input, id: partID, field: "")])
             change = .add(parts[0])
         case .replace(let partID, let input):

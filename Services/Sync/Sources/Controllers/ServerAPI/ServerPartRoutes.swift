@@ -49,11 +49,11 @@ extension ServerAPIController {
         let scope = try domain.appScope(request, context)
         let target = try target(context)
         let input = try await request.decodeJSON(PartInput.self, limit: 16 * 1024, allowedKeys: Self.partKeys)
-        let message = try await domain.messages.changeParts(.add(input), of: target.message, in: target.conversation, scope)
-        let id = try PartRules.partID(input.id, messageID: target.message, property: "id")
-        // Without a chosen id the new part is the one the message did not have before: the last.
-        let part = input.id == nil ? message.parts.last : message.parts.first { $0.uuid == id }
-        return try Response.json(part, status: .created)
+        // The app's chosen id, or a new one.
+        let part = try PartRules.partID(input.id, messageID: target.message, property: "id")
+        let message = try await domain.messages.changeParts(
+            .add(part, input), of: target.message, in: target.conversation, scope)
+        return try Response.json(message.parts.first { $0.uuid == part }, status: .created)
     }
 
     @Sendable func replacePart(_ request: Request, context: LayerRequestContext) async throws -> Response {
