@@ -42,6 +42,14 @@ struct RichContent: Sendable {
         let notification = try Self.notification(body.notification)
         var resolved = try await resolve(parts, owner: sender.userID, appContentOf: conversation, scope)
         resolved.offTheRecord = body.offTheRecord ?? false
+        if sender.userID == nil, let response = try MessageResponse.find(in: resolved.parts) {
+            throw APIError.invalid(response.property, "A response is a user's answer; the system sends none.")
+        }
+        if resolved.offTheRecord, MessageResponse.isResponse(resolved.parts) {
+            throw APIError.invalid(
+                "off_the_record",
+                "A response updates the message it answers, which the server must read: it is never off the record.")
+        }
         return Outgoing(parts: resolved, notification: notification)
     }
 

@@ -84,6 +84,8 @@ enum PartRules {
             }
             return try validate(part, id: id, field: field)
         }
+        // A response part is checked here, as it is sent; it is applied when the message is stored.
+        _ = try MessageResponse.find(in: stored, property: property)
         return ValidatedParts(parts: stored)
     }
 

@@ -76,27 +76,41 @@ extension MessageRepository {
             guard parts.count <= PartRules.maxParts else {
                 throw APIError.invalid("parts", "A message has at most \(PartRules.maxParts) parts.")
             }
-            let partsText = String(decoding: try JSONEncoder().encode(parts), as: UTF8.self)
-            let updated = try await connection.query(
-                """
-                UPDATE sync.messages SET parts = \(partsText)::jsonb, updated_at = clock_timestamp()
-                WHERE app_id = \(app) AND id = \(id) RETURNING updated_at
-                """, logger: logger)
-            for try await time in updated.decode(Date.self) { message.updatedAt = time }
-            message.parts = parts
-            try await connection.linkContent(contentIDs, message: id, conversation: conversation, app: app, logger: logger)
-            let holders = try await connection.usersSeeing(id, logger: logger)
-            try await connection.appendChange(
-                app: app, users: holders, .newMessage, conversation: conversation, message: id, logger: logger)
-            for part in touched {
-                try await connection.query(
-                    """
-                    SELECT sync.record_webhook_event(
-                        \(app), \(change.webhookKind), \(conversation), \(id), NULL, NULL,
-                        jsonb_build_object('part_id', \(part.lowercased)::text))
-                    """, logger: logger)
-            }
+            try await connection.storeParts(
+                parts, of: &message, touched: touched, webhookKind: change.webhookKind, contentIDs: contentIDs, app: app,
+                logger: logger)
             return message
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Stores `parts` as the parts of `message` (locked by the caller) and tells of it: the
+    /// message's `updated_at`, a `new_message` in the changelog of everyone who holds it, and a
+    /// `webhookKind` event for each part `touched`.
+    func storeParts(
+        _ parts: [StoredPart], of message: inout MessageRecord, touched: [UUID], webhookKind: String, contentIDs: [UUID] = [],
+        app: UUID, logger: Logger
+    ) async throws {
+        let partsText = String(decoding: try JSONEncoder().encode(parts), as: UTF8.self)
+        let updated = try await query(
+            """
+            UPDATE sync.messages SET parts = \(partsText)::jsonb, updated_at = clock_timestamp()
+            WHERE app_id = \(app) AND id = \(message.id) RETURNING updated_at
+            """, logger: logger)
+        for try await time in updated.decode(Date.self) { message.updatedAt = time }
+        message.parts = parts
+        try await linkContent(contentIDs, message: message.id, conversation: message.conversationID, app: app, logger: logger)
+        let holders = try await usersSeeing(message.id, logger: logger)
+        try await appendChange(
+            app: app, users: holders, .newMessage, conversation: message.conversationID, message: message.id, logger: logger)
+        for part in touched {
+            try await query(
+                """
+                SELECT sync.record_webhook_event(
+                    \(app), \(webhookKind), \(message.conversationID), \(message.id), NULL, NULL,
+                    jsonb_build_object('part_id', \(part.lowercased)::text))
+                """, logger: logger)
         }
     }
 }

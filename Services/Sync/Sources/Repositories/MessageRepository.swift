@@ -43,7 +43,7 @@ struct MessageRepository: PostgresRepository {
     ) async throws -> SendOutcome {
         let id = id ?? UUID()
         do {
-            if case .user(let user) = sender, parts.contentIDs.isEmpty,
+            if case .user(let user) = sender, parts.contentIDs.isEmpty, !MessageResponse.isResponse(parts.parts),
                 let sent = try await sendInOneStatement(
                     app: app, conversation: conversation, sender: user, id: id, parts: parts, notification: notification,
                     logger: logger)
@@ -156,6 +156,12 @@ struct MessageRepository: PostgresRepository {
         try await connection.linkContent(parts.contentIDs, message: id, conversation: conversation, app: app, logger: logger)
         try await connection.appendChange(
             app: app, users: recipients, .newMessage, conversation: conversation, message: id, logger: logger)
+        if let response = try MessageResponse.find(in: parts.parts) {
+            guard let user = sender.userID else {
+                throw APIError.invalid(response.property, "A response is a user's answer; the system sends none.")
+            }
+            try await connection.applyResponse(response, from: user, app: app, conversation: conversation, logger: logger)
+        }
         let record = MessageRecord(
             id: id, conversationID: conversation, position: position, senderID: sender.userID, senderName: senderName,
             parts: parts.parts, notification: notification, sentAt: sentAt, updatedAt: nil, deletedAt: nil,
