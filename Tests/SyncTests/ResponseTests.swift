@@ -234,7 +234,7 @@ struct ResponseTests {
         }
     }
 
-    @Test("The WebSocket and the Server API sending for a user answer too")
+    @Test("The WebSocket, POST /sync and the Server API sending for a user answer too")
     func otherDoors() async throws {
         try await SyncHarness.run { harness in
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
@@ -247,6 +247,14 @@ struct ResponseTests {
                 data: Self.response(to: message, node: root, [Self.op("add", "Set", "red", id: "w1")]))
             #expect(overSocket["success"] == .bool(true), "\(overSocket)")
             await socket.close()
+            // A device that was offline sends its answer in POST /sync.
+            let offline = Self.response(to: message, node: root, [Self.op("add", "Set", "green", id: "o1")])
+            _ = try await bob.sync(operations: [
+                [
+                    "type": "new_message", "message_id": offline["id"]!, "conversation_id": .string(conversation),
+                    "parts": offline["parts"]!,
+                ]
+            ])
             let server = try await harness.server()
             var asAlice = Self.response(to: message, node: root, [Self.op("add", "Set", "blue", id: "s1")], ids: false)
             if case .object(var fields) = asAlice {
@@ -258,7 +266,8 @@ struct ResponseTests {
             let read = try await server.get("/\(path(conversation))/messages/\(message.lowercased)").json
             #expect(
                 Self.summary(read)?.body == [
-                    "bob": ["selection": Self.state([("red", ["w1"])])], "alice": ["selection": Self.state([("blue", ["s1"])])],
+                    "bob": ["selection": Self.state([("red", ["w1"]), ("green", ["o1"])])],
+                    "alice": ["selection": Self.state([("blue", ["s1"])])],
                 ])
         }
     }
