@@ -16,7 +16,7 @@ struct OffTheRecordTests {
     }
 
     @Test(
-        "Sent through the Client API, the Server API and the WebSocket, each says so and reaches the others whole; search never finds it"
+        "Sent through the Client API, the Server API, the WebSocket and POST /sync, each says so and reaches the others whole; search never finds it"
     )
     func sentEveryWayAndNeverFound() async throws {
         try await SyncHarness.run(settings: quickPush) { harness in
@@ -73,7 +73,17 @@ struct OffTheRecordTests {
             #expect(overSocket["data"]?["off_the_record"] == true)
             await socket.close()
 
-            // Of six messages about walruses, search finds only the one on the record.
+            // A device that was offline sends it in POST /sync.
+            let offline = "layer:///messages/\(UUID().lowercased)"
+            _ = try await bob.sync(operations: [
+                [
+                    "type": "new_message", "message_id": .string(offline), "conversation_id": .string(conversation),
+                    "parts": [["mime_type": "text/plain", "body": "walrus offline"]], "off_the_record": true,
+                ]
+            ])
+            #expect(try await alice.get("/\(path(offline))").json?["off_the_record"] == true)
+
+            // Of seven messages about walruses, search finds only the one on the record.
             for user in [alice, bob] {
                 let found = try await user.get("/search?q=walrus").json?.arrayValue?.compactMap { $0["id"] }
                 #expect(found == [plain["id"]!])
@@ -82,7 +92,7 @@ struct OffTheRecordTests {
         }
     }
 
-    @Test("off_the_record must be a boolean; a wrong one is 422 naming it and sends nothing")
+    @Test("off_the_record must be a boolean, in a send or a POST /sync operation; a wrong one is 422 naming it and sends nothing")
     func badFlag() async throws {
         try await SyncHarness.run { harness in
             let (alice, _, conversation) = try await harness.aliceAndBobInAConversation()
@@ -91,6 +101,14 @@ struct OffTheRecordTests {
                 ["parts": [["mime_type": "text/plain", "body": "x"]], "off_the_record": "yes"])
             #expect(refused.status == 422, "\(refused.text)")
             #expect(refused.errorProperty == "off_the_record")
+            let operation: JSONValue = [
+                "type": "new_message", "message_id": .string("layer:///messages/\(UUID().lowercased)"),
+                "conversation_id": .string(conversation), "parts": [["mime_type": "text/plain", "body": "x"]],
+                "off_the_record": 1,
+            ]
+            let inSync = try await alice.syncRaw(operations: [operation])
+            #expect(inSync.status == 422, "\(inSync.text)")
+            #expect(inSync.errorProperty == "operations.0.off_the_record")
             #expect(try await alice.get("/\(path(conversation))/messages").json == [])
         }
     }

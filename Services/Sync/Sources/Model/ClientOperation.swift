@@ -81,13 +81,23 @@ struct ClientOperation: Sendable {
         let allowed: Set<String>
         switch type {
         case ChangeType.newMessage.rawValue:
-            allowed = ["type", "message_id", "conversation_id", "parts", "notification"]
+            allowed = ["type", "message_id", "conversation_id", "parts", "notification", "off_the_record"]
             let message = try id("message_id", .messages)
             let parts = try (object["parts"] ?? .null).decode([PartInput].self, property: "\(field).parts")
+            var validated = try PartRules.validate(parts, messageID: message, property: "\(field).parts")
+            switch object["off_the_record"] {
+            case nil, .null, .bool(false): break
+            case .bool(true):
+                guard !MessageResponse.isResponse(validated.parts) else {
+                    throw APIError.invalid(
+                        "\(field).off_the_record", "A response updates the message it answers: it is never off the record.")
+                }
+                validated.offTheRecord = true
+            default: throw APIError.invalid("\(field).off_the_record", "off_the_record is true or false.")
+            }
             kind = .newMessage(
                 NewMessage(
-                    id: message, conversation: try id("conversation_id", .conversations),
-                    parts: try PartRules.validate(parts, messageID: message, property: "\(field).parts"),
+                    id: message, conversation: try id("conversation_id", .conversations), parts: validated,
                     notification: object["notification"] == .null ? nil : object["notification"]))
         case ChangeType.updateStatus.rawValue:
             allowed = ["type", "message_id", "status"]

@@ -184,7 +184,7 @@ struct MessageRepository: PostgresRepository {
         try await connection.query(
             """
             UPDATE sync.messages SET parts = \(partsText)::jsonb, notification = coalesce(\(notification?.jsonText)::jsonb, notification),
-                updated_at = clock_timestamp()
+                off_the_record = \(parts.offTheRecord), updated_at = clock_timestamp()
             WHERE id = \(message.id)
             """, logger: logger)
         try await connection.linkContent(
