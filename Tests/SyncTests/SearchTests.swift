@@ -157,6 +157,36 @@ struct SearchTests {
         }
     }
 
+    @Test("Layer-Count counts up to 1,000: a word in 1,050 messages says 1000, and paging still reaches every one")
+    func countStopsAtABound() async throws {
+        try await SyncHarness.run { harness in
+            let (alice, _, conversation) = try await harness.aliceAndBobInAConversation()
+            let server = try await harness.server()
+            for batch in 0..<11 {
+                let messages: [JSONValue] = (0..<(batch < 10 ? 100 : 50)).map { index in
+                    .object(senderIdentity("alice").merging(textMessage("kiwi batch\(batch) item\(index)")) { $1 })
+                }
+                let sent = try await server.post("/\(path(conversation))/messages", .array(messages))
+                #expect(sent.status == 201, "\(sent.text)")
+            }
+            let first = try await alice.get("/search?q=kiwi&page_size=100")
+            #expect(first.headers.first(name: "Layer-Count") == "1000")
+            #expect(first.json?.arrayValue?.count == 100)
+            let few = try await alice.get("/search?q=kiwi+batch10&page_size=100")
+            #expect(few.headers.first(name: "Layer-Count") == "50", "a page that holds them all counts them exactly")
+            var seen = Set<String>()
+            var next = "q=kiwi&page_size=100"
+            for _ in 0..<20 {
+                let ids = listedIDs(try await alice.get("/search?" + next))
+                seen.formUnion(ids)
+                guard ids.count == 100, let last = ids.last else { break }
+                next =
+                    "q=kiwi&page_size=100&from_id=" + (last.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? last)
+            }
+            #expect(seen.count == 1050)
+        }
+    }
+
     @Test("Malformed searches are 422 naming the parameter; without a session 401")
     func badSearches() async throws {
         try await SyncHarness.run { harness in

@@ -20,10 +20,17 @@ struct MessageSearch: Sendable {
 }
 
 extension MessageRepository {
+    /// `Layer-Count` of a search counts the matches up to this many: counting a word found in a
+    /// million messages would cost seconds, each match checked against the viewer's
+    /// participation, deletions and blocks.
+    static let maxSearchCount = 1000
+
     /// A page of the messages `viewer` sees whose text holds the words, newest first, before
-    /// `fromID`; and how many there are. The messages of the viewer's conversations, as the
-    /// conversation's list shows them to the viewer: not before they joined a conversation's
-    /// visible history or after they left it, not deleted for them, not from a user they block.
+    /// `fromID`; and how many there are, up to ``maxSearchCount``. The messages of the viewer's
+    /// conversations, as the conversation's list shows them to the viewer: not before they joined
+    /// a conversation's visible history or after they left it, not deleted for them, not from a
+    /// user they block. PostgreSQL finds a page of a rare word through the words index, and of a
+    /// common one by reading the app's messages newest first (M0021), whichever it reckons cheaper.
     func search(
         app: UUID, viewer: String, _ search: MessageSearch, fromID: UUID?, pageSize: Int, _ connection: PostgresConnection,
         _ logger: Logger
@@ -58,10 +65,7 @@ extension MessageRepository {
               AND ($8::timestamptz IS NULL OR m.sent_at < $8::timestamptz)
               AND \(messageVisibleToParticipant)
             """
-        let counted = try await connection.query(
-            PostgresQuery(unsafeSQL: "SELECT count(*) \(matching)", binds: binds), logger: logger)
-        var total = 0
-        for try await count in counted.decode(Int64.self) { total = Int(count) }
+        var countBinds = binds
         binds.appendOptional(before?.0)
         binds.appendOptional(before?.1)
         binds.append(Int64(pageSize))
@@ -74,6 +78,14 @@ extension MessageRepository {
                     """, binds: binds), logger: logger)
         var records: [MessageRecord] = []
         for try await row in page { records.append(try MessageRecord(row: row)) }
+        // A first page that is not full holds every match; otherwise they are counted, up to a bound.
+        if fromID == nil, records.count < pageSize { return (records, records.count) }
+        countBinds.append(Int64(Self.maxSearchCount))
+        let counted = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT count(*) FROM (SELECT 1 \(matching) LIMIT $9) AS found", binds: countBinds),
+            logger: logger)
+        var total = 0
+        for try await count in counted.decode(Int64.self) { total = Int(count) }
         return (records, total)
     }
 }
