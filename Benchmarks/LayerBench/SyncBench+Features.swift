@@ -48,7 +48,8 @@ extension SyncRunner {
     /// 7. Search: a user in 1,500 two-person conversations holding `messages` messages in all,
     ///    each of three words: `hello` (in every message), `x<n>` (1 in 50) and `w<n>` (1 in
     ///    5,000). 200 searches of each kind one after another, timed from request to answer, with
-    ///    `Layer-Count`; and a prefix (`w12`, 111 words) and two words together.
+    ///    `Layer-Count`; and a prefix (`w12`, 111 words) and two words together. Then again among
+    ///    990,000 newer messages of others.
     func search(messages total: Int) async throws {
         let searcher = try await session(user: "searcher")
         let (conversations, _) = try await runner.timed(1500) { index in
@@ -80,6 +81,37 @@ extension SyncRunner {
             String(
                 format: "search: %d messages in 1,500 conversations stored (words computed by PostgreSQL) in %.1f s",
                 perConversation * ids.count, runner.seconds(since: started)))
+        try await searches(as: searcher, label: "")
+        // The same searches once the app holds as many messages again, of 15,000 conversations of
+        // others, all newer than the searcher's: a walk by time passes them all before the first of his.
+        let othersStarted = ContinuousClock.now
+        try await postgres.write(
+            """
+            WITH c AS (
+                INSERT INTO sync.conversations (app_id, id, created_by, is_distinct, last_position, last_message_at)
+                SELECT app_id, gen_random_uuid(), 'other-' || g, false, 66, now()
+                FROM (SELECT app_id FROM sync.conversations WHERE id = \(ids[0])) AS a, generate_series(1, 15000) AS g
+                RETURNING app_id, id, created_by),
+            p AS (
+                INSERT INTO sync.participants (app_id, conversation_id, user_id, ordinal)
+                SELECT app_id, id, created_by, 0 FROM c)
+            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, sent_at)
+            SELECT c.app_id, gen_random_uuid(), c.id, s, c.created_by,
+                jsonb_build_array(jsonb_build_object('id', gen_random_uuid(), 'mime_type', 'text/plain',
+                    'body', 'hello x' || (h % 50) || ' w' || (h % 5000))),
+                now() + make_interval(secs => s)
+            FROM c, generate_series(1, 66) AS s, LATERAL (SELECT abs(hashtext(c.id::text || s::text)) AS h) AS r
+            """, logger: Logger(label: "bench"))
+        try await postgres.write("ANALYZE", logger: Logger(label: "bench"))
+        print(
+            String(
+                format: "search: 990,000 newer messages of others in 15,000 conversations stored in %.1f s",
+                runner.seconds(since: othersStarted)))
+        try await searches(as: searcher, label: ", among as many newer messages of others")
+    }
+
+    /// 200 searches of each kind one after another, timed from request to answer.
+    private func searches(as searcher: String, label: String) async throws {
         for (what, query) in [
             ("a rare word (1 in 5,000 messages)", "q=w1234"), ("a word in 1 message in 50", "q=x7"),
             ("a word in every message", "q=hello"), ("a prefix of 111 words", "q=w12"), ("two words", "q=x7%20w1234"),
@@ -100,7 +132,7 @@ extension SyncRunner {
             times.sort()
             print(
                 String(
-                    format: "search, %@ (%@ found): p50 %.1f ms, p99 %.1f ms, max %.1f ms", what, count,
+                    format: "search%@, %@ (%@ found): p50 %.1f ms, p99 %.1f ms, max %.1f ms", label, what, count,
                     times[times.count / 2], times[times.count * 99 / 100], times.last ?? 0))
         }
     }
