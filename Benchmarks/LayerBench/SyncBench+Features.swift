@@ -85,23 +85,31 @@ extension SyncRunner {
         // The same searches once the app holds as many messages again, of 15,000 conversations of
         // others, all newer than the searcher's: a walk by time passes them all before the first of his.
         let othersStarted = ContinuousClock.now
-        try await postgres.write(
+        let rows = try await postgres.write(
+            "SELECT app_id FROM sync.conversations WHERE id = \(ids[0])", logger: Logger(label: "bench"))
+        guard let app = try rows.first?.decode(UUID.self) else { throw BenchError("the searcher's conversations are gone") }
+        for statement: PostgresQuery in [
             """
-            WITH c AS (
-                INSERT INTO sync.conversations (app_id, id, created_by, is_distinct, last_position, last_message_at)
-                SELECT app_id, gen_random_uuid(), 'other-' || g, false, 66, now()
-                FROM (SELECT app_id FROM sync.conversations WHERE id = \(ids[0])) AS a, generate_series(1, 15000) AS g
-                RETURNING app_id, id, created_by),
-            p AS (
-                INSERT INTO sync.participants (app_id, conversation_id, user_id, ordinal)
-                SELECT app_id, id, created_by, 0 FROM c)
+            INSERT INTO sync.conversations (app_id, id, created_by, is_distinct, last_position, last_message_at)
+            SELECT \(app), gen_random_uuid(), 'other-' || g, false, 66, now() FROM generate_series(1, 15000) AS g
+            """,
+            """
+            INSERT INTO sync.participants (app_id, conversation_id, user_id, ordinal)
+            SELECT app_id, id, created_by, 0 FROM sync.conversations WHERE app_id = \(app) AND created_by LIKE 'other-%'
+            """,
+            """
             INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, sent_at)
             SELECT c.app_id, gen_random_uuid(), c.id, s, c.created_by,
                 jsonb_build_array(jsonb_build_object('id', gen_random_uuid(), 'mime_type', 'text/plain',
                     'body', 'hello x' || (h % 50) || ' w' || (h % 5000))),
                 now() + make_interval(secs => s)
-            FROM c, generate_series(1, 66) AS s, LATERAL (SELECT abs(hashtext(c.id::text || s::text)) AS h) AS r
-            """, logger: Logger(label: "bench"))
+            FROM sync.conversations c, generate_series(1, 66) AS s,
+                LATERAL (SELECT abs(hashtext(c.id::text || s::text)) AS h) AS r
+            WHERE c.app_id = \(app) AND c.created_by LIKE 'other-%'
+            """,
+        ] {
+            try await postgres.write(statement, logger: Logger(label: "bench"))
+        }
         try await postgres.write("ANALYZE", logger: Logger(label: "bench"))
         print(
             String(
