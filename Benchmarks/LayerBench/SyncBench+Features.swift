@@ -97,18 +97,27 @@ extension SyncRunner {
             INSERT INTO sync.participants (app_id, conversation_id, user_id, ordinal)
             SELECT app_id, id, created_by, 0 FROM sync.conversations WHERE app_id = \(app) AND created_by LIKE 'other-%'
             """,
-            """
-            INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, sent_at)
-            SELECT c.app_id, gen_random_uuid(), c.id, s, c.created_by,
-                jsonb_build_array(jsonb_build_object('id', gen_random_uuid(), 'mime_type', 'text/plain',
-                    'body', 'hello x' || (h % 50) || ' w' || (h % 5000))),
-                now() + make_interval(secs => s)
-            FROM sync.conversations c, generate_series(1, 66) AS s,
-                LATERAL (SELECT abs(hashtext(c.id::text || s::text)) AS h) AS r
-            WHERE c.app_id = \(app) AND c.created_by LIKE 'other-%'
-            """,
-        ] {
-            try await postgres.write(statement, logger: Logger(label: "bench"))
+        ]
+            // The messages a tenth at a time: one statement for all would outlast the statement timeout.
+            + (0..<10).map { (tenth: Int) -> PostgresQuery in
+                """
+                INSERT INTO sync.messages (app_id, id, conversation_id, position, sender_id, parts, sent_at)
+                SELECT c.app_id, gen_random_uuid(), c.id, s, c.created_by,
+                    jsonb_build_array(jsonb_build_object('id', gen_random_uuid(), 'mime_type', 'text/plain',
+                        'body', 'hello x' || (h % 50) || ' w' || (h % 5000))),
+                    now() + make_interval(secs => s)
+                FROM sync.conversations c, generate_series(1, 66) AS s,
+                    LATERAL (SELECT abs(hashtext(c.id::text || s::text)) AS h) AS r
+                WHERE c.app_id = \(app) AND c.created_by LIKE 'other-%'
+                  AND substring(c.created_by FROM 7)::int % 10 = \(tenth)
+                """
+            }
+        {
+            do {
+                try await postgres.write(statement, logger: Logger(label: "bench"))
+            } catch {
+                throw BenchError("storing the others' messages: \(String(reflecting: error))")
+            }
         }
         try await postgres.write("ANALYZE", logger: Logger(label: "bench"))
         print(

@@ -9,5 +9,4 @@ let syncMigrations = MigrationRunner(
         m0007ScheduledMessages, m0008ParticipantCounts, m0009TagsByUser, m0010Following, m0011Channels,
         m0012ParticipantOrder, m0013UploadOrigins, m0014Webhooks,
         m0015WebhookDeliveries, m0016PushNotifications, m0017OutboxNotices, m0018ChunksOfApps, m0019Search, m0020ReceiptsSwitch,
-        m0021SearchByTime,
     ])

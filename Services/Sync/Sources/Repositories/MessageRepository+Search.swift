@@ -29,8 +29,7 @@ extension MessageRepository {
     /// `fromID`; and how many there are, up to ``maxSearchCount``. The messages of the viewer's
     /// conversations, as the conversation's list shows them to the viewer: not before they joined
     /// a conversation's visible history or after they left it, not deleted for them, not from a
-    /// user they block. PostgreSQL finds a page of a rare word through the words index, and of a
-    /// common one by reading the app's messages newest first (M0021), whichever it reckons cheaper.
+    /// user they block.
     func search(
         app: UUID, viewer: String, _ search: MessageSearch, fromID: UUID?, pageSize: Int, _ connection: PostgresConnection,
         _ logger: Logger
