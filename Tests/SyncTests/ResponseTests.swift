@@ -36,12 +36,15 @@ struct ResponseTests {
     /// chooses no ids (`ids: false`).
     static func response(
         to message: UUID, node: UUID?, _ changes: [JSONValue], text: String = "answered", format: String = "response-v2",
-        ids: Bool = true
+        ids: Bool = true, nodeAsPartID: Bool = false
     ) -> JSONValue {
         let id = UUID().lowercased
         let root = UUID().lowercased
         var body: [String: JSONValue] = ["response_to": .string("layer:///messages/\(message.lowercased)")]
-        if let node { body["response_to_node_id"] = .string(node.lowercased) }
+        if let node {
+            body["response_to_node_id"] = .string(
+                nodeAsPartID ? "layer:///messages/\(message.lowercased)/parts/\(node.lowercased)" : node.lowercased)
+        }
         if format == "response-v2" { body["changes"] = .array(changes) } else { body["participant_data"] = changes.first }
         var responsePart: [String: JSONValue] = [
             "mime_type": .string("application/vnd.layer.\(format)+json; role=root"),
@@ -222,9 +225,12 @@ struct ResponseTests {
             let message = UUID()
             let root = UUID()
             #expect(try await alice.post("/\(path(conversation))/messages", Self.choice(message, root: root)).status == 201)
-            for data: JSONValue in [["selection": "red", "note": "quick"], ["selection": "blue"]] {
+            // The second names the part by its whole id.
+            let answers: [(JSONValue, UUID?)] = [(["selection": "red", "note": "quick"], nil), (["selection": "blue"], root)]
+            for (data, node) in answers {
                 let answer = try await bob.post(
-                    "/\(path(conversation))/messages", Self.response(to: message, node: nil, [data], format: "response"))
+                    "/\(path(conversation))/messages",
+                    Self.response(to: message, node: node, [data], format: "response", nodeAsPartID: true))
                 #expect(answer.status == 201, "\(answer.text)")
             }
             let read = try await bob.get("/messages/\(message.lowercased)").json

@@ -22,7 +22,7 @@ struct MessageResponse: Sendable, Equatable {
     var format: Format
     /// The message answered, in the sender's conversation.
     var target: UUID
-    /// The node answered: a part id of the target (or a part's `node-id` MIME parameter); its root part when nil.
+    /// The node answered: a part's UUID (or its `node-id` MIME parameter); its root part when nil.
     var node: String?
     var changes: [Change] = []
     var participantData: [String: JSONValue] = [:]
@@ -75,7 +75,9 @@ struct MessageResponse: Sendable, Equatable {
         var node: String?
         switch fields["response_to_node_id"] {
         case nil, .null: break
-        case .string(let text) where !text.isEmpty && text.count <= maxNameLength: node = text
+        case .string(let text) where !text.isEmpty && text.count <= maxNameLength:
+            // A part's UUID, or its whole id (layer:///messages/<m>/parts/<uuid>).
+            node = text.split(separator: "/").last.map(String.init) ?? text
         default: throw APIError.invalid(field, "response_to_node_id is the id of the part answered.")
         }
         var response = MessageResponse(
