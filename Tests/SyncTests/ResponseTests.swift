@@ -31,6 +31,23 @@ struct ResponseTests {
         ]
     }
 
+    /// Sends a Choice message as `sender` into `conversation` (failing unless 201): its id and
+    /// the id of its root part, the node a response answers.
+    static func sendChoice(_ sender: UserClient, to conversation: String) async throws -> (message: UUID, root: UUID) {
+        let message = UUID()
+        let root = UUID()
+        let sent = try await sender.post("/\(path(conversation))/messages", choice(message, root: root))
+        guard sent.status == 201 else { throw FixtureError("sending the choice answered \(sent.status): \(sent.text)") }
+        return (message, root)
+    }
+
+    /// `body` (an object) with `key` set to `value`.
+    static func with(_ body: JSONValue, _ key: String, _ value: JSONValue) -> JSONValue {
+        guard case .object(var fields) = body else { return body }
+        fields[key] = value
+        return .object(fields)
+    }
+
     /// A Response message as the XDK's ResponseModel sends it: the response part (root) with the
     /// operations, and the status text it shows, a child part of role `status`. The Server API
     /// chooses no ids (`ids: false`).
@@ -140,9 +157,7 @@ struct ResponseTests {
     func crdtTypes() async throws {
         try await SyncHarness.run { harness in
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
-            let message = UUID()
-            let root = UUID()
-            #expect(try await alice.post("/\(path(conversation))/messages", Self.choice(message, root: root)).status == 201)
+            let (message, root) = try await Self.sendChoice(alice, to: conversation)
             let anchor = try await alice.sync()["anchor"] ?? 0
             let changes: [[JSONValue]] = [
                 // First writer wins: the second add is refused, and a remove does nothing.
@@ -194,9 +209,7 @@ struct ResponseTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             let conversation = try await alice.conversation(with: names, distinct: false)
-            let message = UUID()
-            let root = UUID()
-            #expect(try await alice.post("/\(path(conversation))/messages", Self.choice(message, root: root)).status == 201)
+            let (message, root) = try await Self.sendChoice(alice, to: conversation)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for voter in voters {
                     group.addTask {
@@ -222,9 +235,7 @@ struct ResponseTests {
     func participantDataFormat() async throws {
         try await SyncHarness.run { harness in
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
-            let message = UUID()
-            let root = UUID()
-            #expect(try await alice.post("/\(path(conversation))/messages", Self.choice(message, root: root)).status == 201)
+            let (message, root) = try await Self.sendChoice(alice, to: conversation)
             // The second names the part by its whole id.
             let answers: [(JSONValue, UUID?)] = [(["selection": "red", "note": "quick"], nil), (["selection": "blue"], root)]
             for (data, node) in answers {
@@ -244,9 +255,7 @@ struct ResponseTests {
     func otherDoors() async throws {
         try await SyncHarness.run { harness in
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
-            let message = UUID()
-            let root = UUID()
-            #expect(try await alice.post("/\(path(conversation))/messages", Self.choice(message, root: root)).status == 201)
+            let (message, root) = try await Self.sendChoice(alice, to: conversation)
             let socket = try await harness.socket(bob)
             let overSocket = try await socket.request(
                 "Message.create", objectID: conversation,
@@ -262,11 +271,9 @@ struct ResponseTests {
                 ]
             ])
             let server = try await harness.server()
-            var asAlice = Self.response(to: message, node: root, [Self.op("add", "Set", "blue", id: "s1")], ids: false)
-            if case .object(var fields) = asAlice {
-                fields["sender_id"] = .string(LayerID.identity(userID: "alice"))
-                asAlice = .object(fields)
-            }
+            let asAlice = Self.with(
+                Self.response(to: message, node: root, [Self.op("add", "Set", "blue", id: "s1")], ids: false), "sender_id",
+                .string(LayerID.identity(userID: "alice")))
             let sent = try await server.post("/\(path(conversation))/messages", asAlice)
             #expect(sent.status == 201, "\(sent.text)")
             let read = try await server.get("/\(path(conversation))/messages/\(message.lowercased)").json
@@ -284,9 +291,7 @@ struct ResponseTests {
             let (alice, bob, conversation) = try await harness.aliceAndBobInAConversation()
             let carol = try await harness.user("carol")
             let elsewhere = try await carol.conversation(with: ["bob"])
-            let message = UUID()
-            let root = UUID()
-            #expect(try await alice.post("/\(path(conversation))/messages", Self.choice(message, root: root)).status == 201)
+            let (message, root) = try await Self.sendChoice(alice, to: conversation)
             let other = UUID()
             #expect(try await carol.post("/\(path(elsewhere))/messages", Self.choice(other, root: UUID())).status == 201)
             let good = [Self.op("add", "LWW", "red", id: "x1")]
@@ -300,11 +305,7 @@ struct ResponseTests {
                 (Self.response(to: message, node: root, [Self.op("replace", "LWW", "red", id: "x1")]), "parts.0.body"),
                 (Self.response(to: message, node: root, [Self.op("add", "LWW", "red", id: "")]), "parts.0.body"),
             ]
-            var offTheRecord = Self.response(to: message, node: root, good)
-            if case .object(var fields) = offTheRecord {
-                fields["off_the_record"] = true
-                offTheRecord = .object(fields)
-            }
+            let offTheRecord = Self.with(Self.response(to: message, node: root, good), "off_the_record", true)
             cases.append((offTheRecord, "off_the_record"))
             let notJSON: JSONValue = [
                 "parts": [["mime_type": "application/vnd.layer.response-v2+json; role=root", "body": "not json"]]
@@ -317,11 +318,7 @@ struct ResponseTests {
             }
             // The system cannot answer: a response is a user's.
             let server = try await harness.server()
-            var system = Self.response(to: message, node: root, good, ids: false)
-            if case .object(var fields) = system {
-                fields["sender"] = ["name": "Robot"]
-                system = .object(fields)
-            }
+            let system = Self.with(Self.response(to: message, node: root, good, ids: false), "sender", ["name": "Robot"])
             let bySystem = try await server.post("/\(path(conversation))/messages", system)
             #expect(bySystem.status == 422, "\(bySystem.text)")
             #expect(bySystem.errorProperty == "parts.0.body")

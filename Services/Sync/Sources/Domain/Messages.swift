@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import LayerModels
 import LayerServer
@@ -260,14 +259,7 @@ struct Messages: Sendable {
     /// request tag reserved): the others follow from it, so a repeat finds them all.
     static func batchMessageID(_ first: UUID, index: Int) -> UUID {
         guard index > 0 else { return first }
-        let digest = Array(SHA256.hash(data: Data("\(first.lowercased)/\(index)".utf8)))
-        var uuid = first.uuid
-        withUnsafeMutableBytes(of: &uuid) { raw in
-            for offset in raw.indices { raw[offset] = digest[offset] }
-        }
-        uuid.6 = (uuid.6 & 0x0f) | 0x80  // version 8: custom
-        uuid.8 = (uuid.8 & 0x3f) | 0x80
-        return UUID(uuid: uuid)
+        return UUID(derivedFrom: "\(first.lowercased)/\(index)")
     }
 
     // MARK: Who may send

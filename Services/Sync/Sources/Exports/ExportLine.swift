@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import LayerModels
+import LayerServer
 
 /// One line of an export archive: an event in the shape of a version 1.0 webhook payload,
 /// `{"event": {"type", "created_at", "id", "actor"}, "message" | "conversation": …}`.
@@ -114,14 +114,6 @@ extension ExportLine {
 
     /// A UUID made from the event's kind, objects, actor and time.
     static func eventID(_ key: String) -> String {
-        var bytes = Array(SHA256.hash(data: Data(key.utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: custom
-        bytes[8] = (bytes[8] & 0x3F) | 0x80  // the RFC 9562 variant
-        let uuid = UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10],
-                bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
-        return uuid.lowercased
+        UUID(derivedFrom: key).lowercased
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import LayerModels
 import LayerServer
@@ -205,14 +204,7 @@ enum ResponseSummary {
     /// The id of a new summary part: derived from the message and node, so that it is the same
     /// wherever it is computed.
     static func partID(message: UUID, node: String) -> UUID {
-        let digest = Array(SHA256.hash(data: Data("response-summary/\(message.lowercased)/\(node.lowercased())".utf8)))
-        var uuid = message.uuid
-        withUnsafeMutableBytes(of: &uuid) { raw in
-            for offset in raw.indices { raw[offset] = digest[offset] }
-        }
-        uuid.6 = (uuid.6 & 0x0f) | 0x80  // version 8: custom
-        uuid.8 = (uuid.8 & 0x3f) | 0x80
-        return UUID(uuid: uuid)
+        UUID(derivedFrom: "response-summary/\(message.lowercased)/\(node.lowercased())")
     }
 
     /// The summary `body` (nil: none yet) with `user`'s response merged in.
